@@ -33,6 +33,8 @@ function round(x: number): string {
 export function formatFigure(f: Figure): string {
   const min = Math.min(...f.samples);
   const max = Math.max(...f.samples);
-  const goal = f.goal ? `  goal ${f.goal.op} ${f.goal.value} ${f.unit}: ${goalMet(f) ? 'met' : 'NOT met'}` : '';
+  const goal = f.goal
+    ? `  goal ${f.goal.op} ${f.goal.value} ${f.unit}: ${goalMet(f) ? 'met' : 'NOT met'}`
+    : '';
   return `${f.name}: min ${round(min)} / median ${round(median(f.samples))} / max ${round(max)} ${f.unit} (n=${f.samples.length})${goal}${f.note ? `  — ${f.note}` : ''}`;
 }

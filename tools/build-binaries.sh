@@ -34,7 +34,7 @@ build() {
   mkdir -p "$(dirname "$out")"
   tmp=$out.tmp.$$
   echo "build-binaries: building $(basename "$out") from $pkg (first time only; several minutes on 2 cores)" >&2
-  ( while sleep 20; do echo "build-binaries:   … $(basename "$out") still building, $((SECONDS - start)) s" >&2; done ) &
+  ( while :; do sleep 20 || true; echo "build-binaries:   … $(basename "$out") still building, $((SECONDS - start)) s" >&2; done ) &
   local ticker=$!
   local rc=0
   (cd "$here/$dir" && go build -trimpath -pgo=off -tags=selinux,notest,grpcnotrace -ldflags "$ld" -o "$tmp" "$pkg") || rc=$?

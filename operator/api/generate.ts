@@ -1,0 +1,140 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import {
+  GROUP,
+  KIND,
+  PLURAL,
+  VERSION,
+  clusterTopologySchema,
+  printerColumns,
+  type JSONSchema,
+} from './schema.js';
+
+/**
+ * Generates, from `schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
+ * writes them; the unit test `api/generated.test` fails when the checked-in copies drift.
+ */
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const CRD_PATH = join(repoRoot, 'crds', `${PLURAL}.${GROUP}.yaml`);
+export const TYPES_PATH = join(repoRoot, 'operator', 'api', 'types.generated.ts');
+
+/** The schema as the API server wants it: generator-only keys removed. */
+export function toOpenApi(s: JSONSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'x-ts-type') continue;
+    if (k === 'properties')
+      out[k] = Object.fromEntries(
+        Object.entries(v as Record<string, JSONSchema>).map(([p, ps]) => [p, toOpenApi(ps)]),
+      );
+    else if (k === 'items') out[k] = toOpenApi(v as JSONSchema);
+    else out[k] = v;
+  }
+  return out;
+}
+
+export function crdObject(): Record<string, unknown> {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: KIND,
+        listKind: `${KIND}List`,
+        plural: PLURAL,
+        singular: KIND.toLowerCase(),
+        shortNames: ['ctopo', 'ct'],
+        categories: ['all'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: printerColumns,
+          schema: { openAPIV3Schema: toOpenApi(clusterTopologySchema) },
+        },
+      ],
+    },
+  };
+}
+
+export function renderCrd(): string {
+  return (
+    '# Generated from operator/api/schema.ts by `npm run generate`. Do not edit.\n' +
+    stringify(crdObject(), { lineWidth: 0 })
+  );
+}
+
+function tsType(s: JSONSchema, named: Map<string, string>, indent: string): string {
+  if (s.enum) return s.enum.map((e) => JSON.stringify(e)).join(' | ');
+  switch (s.type) {
+    case 'string':
+      return 'string';
+    case 'integer':
+    case 'number':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'array':
+      return `${wrap(tsType(s.items ?? {}, named, indent))}[]`;
+    case 'object': {
+      if (!s.properties) return 'Record<string, unknown>';
+      if (s['x-ts-type']) {
+        named.set(s['x-ts-type'], objectBody(s, named, '  '));
+        return s['x-ts-type'];
+      }
+      return objectBody(s, named, indent + '  ');
+    }
+    default:
+      return 'unknown';
+  }
+}
+
+const wrap = (t: string) => (t.includes('|') ? `(${t})` : t);
+
+function objectBody(s: JSONSchema, named: Map<string, string>, indent: string): string {
+  const req = new Set(s.required ?? []);
+  const lines = Object.entries(s.properties ?? {}).map(([k, v]) => {
+    const doc = v.description ? `${indent}/** ${v.description.replace(/\*\//g, '*\\/')} */\n` : '';
+    return `${doc}${indent}${k}${req.has(k) ? '' : '?'}: ${tsType(v, named, indent)};`;
+  });
+  return `{\n${lines.join('\n')}\n${indent.slice(2)}}`;
+}
+
+export function renderTypes(): string {
+  const named = new Map<string, string>();
+  tsType(clusterTopologySchema.properties!.spec!, named, '');
+  tsType(clusterTopologySchema.properties!.status!, named, '');
+  const decls = [...named.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, body]) => `export interface ${name} ${body}`);
+  return [
+    '// Generated from operator/api/schema.ts by `npm run generate`. Do not edit.',
+    '',
+    decls.join('\n\n'),
+    '',
+  ].join('\n');
+}
+
+async function writeIfChanged(path: string, text: string): Promise<boolean> {
+  const old = await readFile(path, 'utf8').catch(() => '');
+  if (old === text) return false;
+  await writeFile(path, text);
+  return true;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const changed = [
+    (await writeIfChanged(CRD_PATH, renderCrd())) && CRD_PATH,
+    (await writeIfChanged(TYPES_PATH, renderTypes())) && TYPES_PATH,
+  ].filter(Boolean);
+  console.log(changed.length ? `wrote ${changed.join(', ')}` : 'generated files are up to date');
+}

@@ -1,0 +1,417 @@
+/**
+ * The single definition of the ClusterTopology API. From it come:
+ * - the CRD (`crds/clustertopologies.cluster.netzlive.io.yaml`, by `npm run generate`),
+ * - the TypeScript types (`types.generated.ts`, same generator),
+ * - the ajv validators used by the operator and the CLI (`validate.ts`).
+ * A unit test fails when the checked-in CRD or types differ from what this file generates.
+ *
+ * The schema is structural (every field typed) and strict: `kubectl apply` refuses unknown
+ * fields, and each bad value is refused by the API server with a message naming the field.
+ */
+
+export const GROUP = 'cluster.netzlive.io';
+export const VERSION = 'v1alpha1';
+export const KIND = 'ClusterTopology';
+export const PLURAL = 'clustertopologies';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const DEFAULT_HOSTNAME_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
+export const DEFAULT_NODENAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
+export const DEFAULT_POLLING_INTERVAL = '10s';
+export const DEFAULT_FAILURE_DOMAIN_LEVELS = [
+  { key: 'topology.kubernetes.io/region' },
+  { key: 'topology.kubernetes.io/zone' },
+  { key: 'kubernetes.io/hostname' },
+];
+
+/** The exclusion reasons; their names are part of the API. */
+export const EXCLUSION_REASONS = [
+  'NoPodIP',
+  'PodFinished',
+  'InvalidJSONPath',
+  'NoMatch',
+  'AmbiguousMatch',
+  'NotAString',
+  'InvalidNodeName',
+  'DuplicateNodeName',
+] as const;
+
+// A Go duration as Kubernetes writes them (`10s`, `1m30s`, `500ms`).
+const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
+// A label key / annotation key: optional DNS-subdomain prefix, then a name of at most 63 characters.
+const QUALIFIED_NAME_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+
+export type JSONSchema = {
+  type?: 'object' | 'array' | 'string' | 'integer' | 'boolean' | 'number';
+  description?: string;
+  properties?: Record<string, JSONSchema>;
+  required?: string[];
+  items?: JSONSchema;
+  enum?: readonly (string | number)[];
+  default?: unknown;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  minItems?: number;
+  format?: string;
+  nullable?: boolean;
+  'x-kubernetes-validations'?: { rule: string; message: string; messageExpression?: string }[];
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  /** Generator-only: the TypeScript type name to emit for this object (stripped from the CRD). */
+  'x-ts-type'?: string;
+};
+
+const str = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
+  type: 'string',
+  description,
+  ...extra,
+});
+const int = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
+  type: 'integer',
+  description,
+  ...extra,
+});
+
+const failureDomainLevel: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'FailureDomainLevel',
+  description: 'One level of failure domains: a Node label key whose values name the domains.',
+  required: ['key'],
+  properties: {
+    key: str('Node label key, e.g. topology.kubernetes.io/zone.', {
+      pattern: QUALIFIED_NAME_PATTERN,
+      maxLength: 317,
+    }),
+    within: str(
+      'Key of another level that qualifies this one: domains are named parent/child ("zone-a/rack-1"), so a child name reused under two parents is two domains.',
+      { pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
+    ),
+  },
+};
+
+export const specSchema: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'ClusterTopologySpec',
+  description: 'Which pods form one cluster, and how their node names are computed.',
+  required: ['selector'],
+  properties: {
+    selector: str(
+      'Label selector of the pods that form the cluster, in kubectl syntax; set-based expressions work too (e.g. "netzlive/pod-type=cluster-service", "app in (web,api),tier!=cache").',
+      {
+        minLength: 1,
+        maxLength: 4096,
+        'x-kubernetes-validations': [
+          { rule: "self.matches('\\\\S')", message: 'selector must not be blank' },
+        ],
+      },
+    ),
+    namespace: str(
+      "Namespace of the pods. Default: this resource's own namespace. Another namespace is refused unless the operator is configured to allow it.",
+      { pattern: DNS_LABEL_PATTERN, maxLength: 63 },
+    ),
+    pollingInterval: str(
+      'How often the pods are re-listed at the latest (a Go duration, at least 1s). Changes seen on the watch arrive sooner.',
+      {
+        default: DEFAULT_POLLING_INTERVAL,
+        pattern: DURATION_PATTERN,
+        maxLength: 32,
+        'x-kubernetes-validations': [
+          // The guard leaves a malformed value to the pattern's message instead of a CEL conversion error.
+          {
+            rule: `!self.matches('${DURATION_PATTERN.replace(/\\/g, '\\\\')}') || duration(self) >= duration('1s')`,
+            message: 'pollingInterval must be at least 1s',
+          },
+        ],
+      },
+    ),
+    mode: str('Discovery mode. Only "auto" exists.', { enum: ['auto'], default: 'auto' }),
+    ipLookupMode: str('Where addresses come from. Only "pods" exists.', { enum: ['pods'], default: 'pods' }),
+    naming: {
+      type: 'object',
+      'x-ts-type': 'NamingSpec',
+      description:
+        "Which pod annotations hold the JSONPath expressions computing each pod's node name (name@host).",
+      default: {},
+      properties: {
+        hostnameAnnotation: str(
+          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use status.podIP.',
+          { default: DEFAULT_HOSTNAME_ANNOTATION, pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
+        ),
+        nodenameAnnotation: str(
+          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name.',
+          { default: DEFAULT_NODENAME_ANNOTATION, pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
+        ),
+      },
+    },
+    onForbidden: str(
+      'What the peers become when listing pods is refused (401/403): Retain keeps the last known list; Disconnect empties it, so every agent disconnects (the behaviour of libcluster-style discovery).',
+      { enum: ['Retain', 'Disconnect'], default: 'Retain' },
+    ),
+    failureDomains: {
+      type: 'object',
+      'x-ts-type': 'FailureDomainsSpec',
+      description:
+        'Failure-domain (quorum) analysis of the peers, by the labels of the Nodes their pods run on.',
+      default: {},
+      properties: {
+        levels: {
+          type: 'array',
+          description:
+            'Levels of failure domains, outermost first. Default: region, zone, hostname (the well-known Node labels).',
+          items: failureDomainLevel,
+          maxItems: 10,
+          default: DEFAULT_FAILURE_DOMAIN_LEVELS,
+          'x-kubernetes-validations': [
+            {
+              rule: 'self.all(l, !has(l.within) || self.exists(p, p.key == l.within && p.key != l.key))',
+              message: 'within must name the key of another level',
+            },
+            { rule: 'self.all(l, self.exists_one(m, m.key == l.key))', message: 'level keys must be unique' },
+          ],
+        },
+        partitionLevel: str(
+          'Level whose domains are the sides of a network partition. Default: the first level with two or more domains.',
+          {
+            pattern: QUALIFIED_NAME_PATTERN,
+            maxLength: 317,
+          },
+        ),
+        expectedVoters: int(
+          'Voters the application has when it knows more members than there are pods; the missing ones count as unknown placement, not ready.',
+          {
+            minimum: 1,
+            maximum: 10000,
+          },
+        ),
+      },
+    },
+  },
+};
+
+const condition: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'Condition',
+  description: 'A condition in the Kubernetes convention.',
+  required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
+  properties: {
+    type: str('Ready, Degraded or QuorumAtRisk.', { maxLength: 316 }),
+    status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
+    observedGeneration: int('The .metadata.generation this condition was computed from.', { minimum: 0 }),
+    lastTransitionTime: str('When status last changed.', { format: 'date-time' }),
+    reason: str('CamelCase reason.', { maxLength: 1024 }),
+    message: str('What happened, for a person.', { maxLength: 32768 }),
+  },
+};
+
+const peer: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'Peer',
+  required: ['nodeName', 'pod', 'uid', 'podIP', 'hostSource', 'nameSource', 'terminating'],
+  description: 'A pod that is a member of the cluster.',
+  properties: {
+    nodeName: str('The node name agents connect to (name@host).'),
+    pod: str('Pod name.'),
+    uid: str('Pod UID: peers are keyed by it, so a reused IP never aliases another pod.'),
+    podIP: str('status.podIP (may be empty when the host came from an annotation).'),
+    node: str('The Kubernetes Node the pod runs on (empty while unscheduled).'),
+    hostSource: str('Where the host part came from.', { enum: ['Annotation', 'PodIP'] }),
+    nameSource: str('Where the name part came from.', { enum: ['Annotation', 'PodName'] }),
+    terminating: {
+      type: 'boolean',
+      description: 'The pod is being deleted; it stays a peer until it is gone.',
+    },
+  },
+};
+
+const excluded: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'ExcludedPod',
+  required: ['pod', 'reason', 'message'],
+  description: 'A selected pod that is not a peer, and why.',
+  properties: {
+    pod: str('Pod name.'),
+    reason: str('Why it is not a peer.', { enum: EXCLUSION_REASONS }),
+    message: str('What to do about it.'),
+  },
+};
+
+const verdict = ['Survives', 'AtRisk', 'Breaks'] as const;
+const failureDomainsStatus: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'FailureDomainsStatus',
+  description: 'Which single failure would cost the peers their majority (quorum), per failure domain.',
+  required: ['voters', 'votingWeight', 'quorum', 'faultTolerance', 'verdict'],
+  properties: {
+    voters: int('Voting members.'),
+    votingWeight: int('W: total votes.'),
+    learners: int('Members without a vote.'),
+    quorum: int('Q = floor(W/2)+1.'),
+    faultTolerance: int('f = W - Q: votes that may be lost.'),
+    unknownPlacementWeight: int('Votes whose placement is unknown (no Node label, unscheduled, Node gone).'),
+    readyVotingWeight: int('Votes of ready members.'),
+    currentFaultTolerance: int('Ready votes minus Q (negative: quorum is lost now).'),
+    verdict: str(
+      'Breaks if any single domain loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0.',
+      {
+        enum: [...verdict, 'NoVoters'],
+      },
+    ),
+    levels: {
+      type: 'array',
+      items: {
+        type: 'object',
+        'x-ts-type': 'FailureDomainLevelStatus',
+        required: ['key', 'domains', 'survivesAnySingle', 'maxSimultaneousFailures'],
+        properties: {
+          key: str('Level (Node label key).'),
+          domains: int('Domains holding members.'),
+          survivesAnySingle: str('Whether every single domain of this level may be lost.', {
+            enum: ['True', 'False', 'Unknown'],
+          }),
+          maxSimultaneousFailures: int(
+            'Largest number of domains of this level that may be lost at once, worst case.',
+          ),
+          advisory: str('What to change.'),
+        },
+      },
+    },
+    domains: {
+      type: 'array',
+      items: {
+        type: 'object',
+        'x-ts-type': 'FailureDomainStatus',
+        required: [
+          'level',
+          'domain',
+          'voters',
+          'votingWeight',
+          'votesLeftIfLost',
+          'verdict',
+          'verdictNow',
+          'members',
+        ],
+        properties: {
+          level: str('Level key.'),
+          domain: str('Domain name (parent/child with within).'),
+          voters: int('Members inside.'),
+          votingWeight: int('Votes inside.'),
+          votesLeftIfLost: int('Votes left if this domain disappears.'),
+          verdict: str('With every member ready.', { enum: verdict }),
+          verdictNow: str('Counting members not ready now as lost.', { enum: verdict }),
+          members: { type: 'array', items: str('Member.') },
+        },
+      },
+    },
+    partition: {
+      type: 'object',
+      'x-ts-type': 'PartitionStatus',
+      required: ['level', 'result', 'sides'],
+      properties: {
+        level: str('Level whose domains are the sides.'),
+        result: str('MajoritySide, NoMajority or Unknown.', {
+          enum: ['MajoritySide', 'NoMajority', 'Unknown'],
+        }),
+        sides: {
+          type: 'array',
+          items: {
+            type: 'object',
+            'x-ts-type': 'PartitionSide',
+            required: ['domain', 'votingWeight', 'canCommit'],
+            properties: {
+              domain: str('Domain.'),
+              votingWeight: int('Votes on this side.'),
+              canCommit: str('Whether writes still commit on this side.', { enum: ['Yes', 'No', 'Maybe'] }),
+            },
+          },
+        },
+      },
+    },
+    warnings: { type: 'array', items: str('Warning.') },
+  },
+};
+
+export const statusSchema: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'ClusterTopologyStatus',
+  description:
+    'What the operator sees: the peers, the pods left out and why, the last API response and the failure-domain analysis.',
+  properties: {
+    observedGeneration: int('The .metadata.generation this status was computed from.'),
+    peerCount: int('Number of peers.'),
+    excludedCount: int('Number of excluded pods.'),
+    peers: { type: 'array', items: peer, description: 'The resolved peers, sorted by node name.' },
+    excluded: {
+      type: 'array',
+      items: excluded,
+      description: 'Selected pods that are not peers, sorted by pod name.',
+    },
+    lastResponse: {
+      type: 'object',
+      'x-ts-type': 'LastResponse',
+      description: 'The outcome of the last list of pods.',
+      required: ['code', 'reason', 'since'],
+      properties: {
+        code: str('HTTP status code ("200", "403", …) or "TransportError".', {
+          pattern: '^([1-5][0-9][0-9]|TransportError)$',
+        }),
+        reason: str('Reason (OK, Forbidden, ServiceUnavailable, TransportError, …).'),
+        message: str('What the API server or the transport said.'),
+        since: str('When this outcome began.', { format: 'date-time' }),
+      },
+    },
+    lastPollTime: str('When the pods were last listed.', { format: 'date-time' }),
+    conditions: {
+      type: 'array',
+      items: condition,
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+    },
+    failureDomains: failureDomainsStatus,
+  },
+};
+
+export const printerColumns = [
+  { name: 'Peers', type: 'integer', jsonPath: '.status.peerCount', description: 'Resolved peers' },
+  {
+    name: 'Excluded',
+    type: 'integer',
+    jsonPath: '.status.excludedCount',
+    description: 'Selected pods that are not peers',
+  },
+  {
+    name: 'API',
+    type: 'string',
+    jsonPath: '.status.lastResponse.code',
+    description: 'Last Kubernetes API response to the list of pods',
+  },
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  {
+    name: 'Quorum',
+    type: 'string',
+    jsonPath: '.status.failureDomains.verdict',
+    description: 'Failure-domain verdict',
+  },
+  { name: 'Last Poll', type: 'date', jsonPath: '.status.lastPollTime', priority: 1 },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/** The whole object's schema, as the CRD's openAPIV3Schema. */
+export const clusterTopologySchema: JSONSchema = {
+  type: 'object',
+  description:
+    'ClusterTopology: which pods form one cluster of distributed nodes (Erlang/Elixir first); its status holds the peers that agents connect.',
+  required: ['spec'],
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: specSchema,
+    status: statusSchema,
+  },
+};

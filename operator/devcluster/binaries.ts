@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the real Kubernetes binaries are: built from Go modules and cached, or envtest's. */
+export interface Binaries {
+  kubeApiserver: string;
+  etcd: string;
+  kubectl: string;
+  helm?: string;
+}
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const buildScript = join(repoRoot, 'tools', 'build-binaries.sh');
+
+async function executable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function runBuild(args: string[], log: (line: string) => void): Promise<Record<string, string>> {
+  return new Promise((ok, fail) => {
+    const child = spawn('bash', [buildScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    let pending = '';
+    child.stderr.on('data', (d: Buffer) => {
+      pending += d.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const l of lines) if (l.trim()) log(l);
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (pending.trim()) log(pending);
+      if (code !== 0) return fail(new Error(`tools/build-binaries.sh ${args.join(' ')} exited with ${code}`));
+      const dirs: Record<string, string> = {};
+      for (const line of out.split('\n')) {
+        const m = /^([A-Z_]+)=(.*)$/.exec(line);
+        if (m) dirs[m[1]!] = m[2]!;
+      }
+      ok(dirs);
+    });
+  });
+}
+
+/**
+ * Finds kube-apiserver, etcd and kubectl (and helm with `withHelm`): `KUBEBUILDER_ASSETS`
+ * first (the envtest convention), then the build cache, building what is missing with
+ * progress on `log`. A second call is a cache hit.
+ */
+export async function ensureBinaries(
+  log: (line: string) => void,
+  opts: { withHelm?: boolean } = {},
+): Promise<Binaries> {
+  const dirs = await runBuild(['--print-dirs'], log);
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  const found: Partial<Binaries> = {};
+  if (
+    assets &&
+    (await executable(join(assets, 'kube-apiserver'))) &&
+    (await executable(join(assets, 'etcd')))
+  ) {
+    found.kubeApiserver = join(assets, 'kube-apiserver');
+    found.etcd = join(assets, 'etcd');
+    if (await executable(join(assets, 'kubectl'))) found.kubectl = join(assets, 'kubectl');
+  }
+  const targets: string[] = [];
+  const kubeDir = dirs.KUBE_DIR!;
+  if (!found.kubeApiserver || !found.kubectl) {
+    if (!(await executable(join(kubeDir, 'kube-apiserver'))) || !(await executable(join(kubeDir, 'kubectl'))))
+      targets.push('kube');
+  }
+  if (!found.etcd && !(await executable(join(dirs.ETCD_DIR!, 'etcd')))) targets.push('etcd');
+  if (opts.withHelm && !(await executable(join(dirs.HELM_DIR!, 'helm')))) targets.push('helm');
+  if (targets.length) await runBuild(targets, log);
+  return {
+    kubeApiserver: found.kubeApiserver ?? join(kubeDir, 'kube-apiserver'),
+    etcd: found.etcd ?? join(dirs.ETCD_DIR!, 'etcd'),
+    kubectl: found.kubectl ?? join(kubeDir, 'kubectl'),
+    ...(opts.withHelm ? { helm: join(dirs.HELM_DIR!, 'helm') } : {}),
+  };
+}

@@ -1,0 +1,266 @@
+import { request } from 'node:https';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ensureBinaries, type Binaries } from './binaries.js';
+import { createPki, mintClient, type Pki } from './pki.js';
+import { writeKubeconfig, type Credentials } from './kubeconfig.js';
+import { freePort, isOurs, sleep, startDetached, stopProcess, tail } from './processes.js';
+
+/**
+ * A throwaway Kubernetes control plane: one etcd and one kube-apiserver on loopback ports,
+ * with their own CA, RBAC authorization and an admin identity (group system:masters). There
+ * are no kubelets, scheduler or controllers: pods are plain objects whose status tests set.
+ *
+ * Everything lives in a state directory: `state.json` (ports, pids, binaries), `kubeconfig`
+ * (admin), `kubectl` (a wrapper using it), `pki/`, `etcd-data/` and the two logs. Processes
+ * run detached, so `ctopo dev-cluster up` can return and `down` (another process) stops them.
+ */
+export interface ControlPlaneState {
+  dir: string;
+  server: string;
+  kubeconfig: string;
+  binaries: Binaries;
+  pki: Pki;
+  etcd: { pid: number; port: number; peerPort: number };
+  apiserver: { pid: number; port: number };
+  startedAt: string;
+}
+
+const stateFile = (dir: string) => join(dir, 'state.json');
+
+export async function readState(dir: string): Promise<ControlPlaneState | undefined> {
+  try {
+    return JSON.parse(await readFile(stateFile(resolve(dir)), 'utf8')) as ControlPlaneState;
+  } catch {
+    return undefined;
+  }
+}
+
+async function saveState(s: ControlPlaneState): Promise<void> {
+  await writeFile(stateFile(s.dir), JSON.stringify(s, null, 2) + '\n', { mode: 0o600 });
+}
+
+function httpsGet(
+  url: string,
+  s: ControlPlaneState,
+  timeoutMs = 3000,
+): Promise<{ status: number; body: string }> {
+  return new Promise((ok, fail) => {
+    void Promise.all([
+      readFile(s.pki.caCert),
+      readFile(join(s.pki.dir, 'admin.crt')),
+      readFile(join(s.pki.dir, 'admin.key')),
+    ]).then(([ca, cert, key]) => {
+      const req = request(url, { ca, cert, key, timeout: timeoutMs }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', fail);
+      req.end();
+    }, fail);
+  });
+}
+
+function etcdArgs(s: ControlPlaneState): string[] {
+  const client = `http://127.0.0.1:${s.etcd.port}`;
+  const peer = `http://127.0.0.1:${s.etcd.peerPort}`;
+  return [
+    '--name=ctopo-dev',
+    `--data-dir=${join(s.dir, 'etcd-data')}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=ctopo-dev=${peer}`,
+    '--logger=zap',
+    '--log-level=warn',
+    '--unsafe-no-fsync=true', // a test cluster: durability is not the point, speed is
+  ];
+}
+
+function apiserverArgs(s: ControlPlaneState): string[] {
+  const p = s.pki;
+  return [
+    `--etcd-servers=http://127.0.0.1:${s.etcd.port}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${s.apiserver.port}`,
+    `--cert-dir=${join(s.dir, 'cert-dir')}`,
+    `--tls-cert-file=${p.serverCert}`,
+    `--tls-private-key-file=${p.serverKey}`,
+    `--client-ca-file=${p.caCert}`,
+    '--authorization-mode=RBAC',
+    `--service-account-issuer=https://127.0.0.1:${s.apiserver.port}`,
+    `--service-account-key-file=${p.saPub}`,
+    `--service-account-signing-key-file=${p.saKey}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    // No service-account controller runs, so no `default` ServiceAccount: that plugin would refuse every pod.
+    '--disable-admission-plugins=ServiceAccount',
+    '--allow-privileged=true',
+    '--endpoint-reconciler-type=none',
+    '--v=0',
+  ];
+}
+
+async function waitEtcd(s: ControlPlaneState, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${s.etcd.port}/health`, {
+        signal: AbortSignal.timeout(1000),
+      });
+      if (res.ok) return;
+    } catch {
+      /* not yet */
+    }
+    if (!(await isOurs(s.etcd.pid, s.binaries.etcd)))
+      throw new Error(`etcd exited during start:\n${await tail(join(s.dir, 'etcd.log'))}`);
+    await sleep(100);
+  }
+  throw new Error(`etcd not healthy after ${timeoutMs / 1000}s; see ${join(s.dir, 'etcd.log')}`);
+}
+
+async function waitApiserver(s: ControlPlaneState, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      // /readyz as admin (anonymous /readyz can be refused during RBAC bootstrap), then the
+      // `default` namespace, which exists only once the bootstrap controllers have run.
+      const ready = await httpsGet(`${s.server}/readyz`, s);
+      if (ready.status === 200 && (await httpsGet(`${s.server}/api/v1/namespaces/default`, s)).status === 200)
+        return;
+    } catch {
+      /* not yet */
+    }
+    if (!(await isOurs(s.apiserver.pid, s.binaries.kubeApiserver)))
+      throw new Error(`kube-apiserver exited during start:\n${await tail(join(s.dir, 'apiserver.log'))}`);
+    await sleep(200);
+  }
+  throw new Error(`kube-apiserver not ready after ${timeoutMs / 1000}s; see ${join(s.dir, 'apiserver.log')}`);
+}
+
+export interface StartOptions {
+  log?: (line: string) => void;
+  timeoutMs?: number;
+}
+
+/** Starts etcd and kube-apiserver in `dir` (created if needed); returns once /readyz answers. */
+export async function startControlPlane(dirArg: string, opts: StartOptions = {}): Promise<ControlPlaneState> {
+  const log = opts.log ?? (() => {});
+  const dir = resolve(dirArg);
+  const existing = await readState(dir);
+  if (existing && (await isOurs(existing.apiserver.pid, existing.binaries.kubeApiserver)))
+    throw new Error(
+      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
+    );
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const binaries = await ensureBinaries(log);
+  const t0 = Date.now();
+  const pki = await createPki(join(dir, 'pki'));
+  await mintClient(pki, 'admin', 'admin', ['system:masters']);
+  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const s: ControlPlaneState = {
+    dir,
+    server: `https://127.0.0.1:${apiPort}`,
+    kubeconfig: join(dir, 'kubeconfig'),
+    binaries,
+    pki,
+    etcd: { pid: 0, port: etcdPort, peerPort },
+    apiserver: { pid: 0, port: apiPort },
+    startedAt: new Date().toISOString(),
+  };
+  log(`starting etcd on 127.0.0.1:${etcdPort}`);
+  s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
+  await saveState(s);
+  try {
+    await waitEtcd(s, 30_000);
+    log(`starting kube-apiserver on ${s.server}`);
+    s.apiserver.pid = await startDetached(
+      binaries.kubeApiserver,
+      apiserverArgs(s),
+      join(dir, 'apiserver.log'),
+    );
+    await saveState(s);
+    await waitApiserver(s, opts.timeoutMs ?? 90_000);
+  } catch (e) {
+    await stopControlPlane(dir);
+    throw e;
+  }
+  await writeKubeconfig(s.kubeconfig, s.server, pki.caCert, {
+    cert: join(pki.dir, 'admin.crt'),
+    key: join(pki.dir, 'admin.key'),
+  });
+  await writeKubectlWrapper(s);
+  log(`control plane ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  return s;
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+async function writeKubectlWrapper(s: ControlPlaneState): Promise<void> {
+  const f = join(s.dir, 'kubectl');
+  await writeFile(
+    f,
+    `#!/bin/sh\n# kubectl for the dev cluster in this directory\nexec ${shQuote(s.binaries.kubectl)} --kubeconfig ${shQuote(s.kubeconfig)} "$@"\n`,
+  );
+  await chmod(f, 0o755);
+}
+
+/** Stops both processes. Removes nothing: the state directory stays for inspection. */
+export async function stopControlPlane(dir: string): Promise<boolean> {
+  const s = await readState(dir);
+  if (!s) return false;
+  if (s.apiserver.pid) await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
+  if (s.etcd.pid) await stopProcess(s.etcd.pid, s.binaries.etcd);
+  return true;
+}
+
+/** Fault injection for tests: freeze (requests hang), thaw, kill, or restart the API server. */
+export async function pauseApiserver(s: ControlPlaneState): Promise<void> {
+  process.kill(s.apiserver.pid, 'SIGSTOP');
+}
+export async function resumeApiserver(s: ControlPlaneState): Promise<void> {
+  process.kill(s.apiserver.pid, 'SIGCONT');
+}
+export async function stopApiserver(s: ControlPlaneState): Promise<void> {
+  await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
+}
+/** Starts the API server again with the same port, certificates and etcd data. */
+export async function startApiserver(s: ControlPlaneState, timeoutMs = 90_000): Promise<void> {
+  s.apiserver.pid = await startDetached(
+    s.binaries.kubeApiserver,
+    apiserverArgs(s),
+    join(s.dir, 'apiserver.log'),
+  );
+  await saveState(s);
+  await waitApiserver(s, timeoutMs);
+}
+
+/** A kubeconfig for another identity: a client certificate for `user` in `groups`, or a token. */
+export async function kubeconfigFor(
+  s: ControlPlaneState,
+  file: string,
+  who: { user: string; groups?: string[] } | { token: string },
+  server = s.server,
+): Promise<string> {
+  let creds: Credentials;
+  if ('token' in who) creds = who;
+  else
+    creds = await mintClient(
+      s.pki,
+      `user-${who.user.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+      who.user,
+      who.groups ?? [],
+    );
+  const path = resolve(s.dir, file);
+  await writeKubeconfig(path, server, s.pki.caCert, creds);
+  return path;
+}
+
+export async function apiserverMetrics(s: ControlPlaneState): Promise<string> {
+  const r = await httpsGet(`${s.server}/metrics`, s, 10_000);
+  if (r.status !== 200) throw new Error(`GET /metrics: ${r.status}`);
+  return r.body;
+}

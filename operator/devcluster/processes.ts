@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { open, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+
+/** A free TCP port on 127.0.0.1, found by binding port 0 and letting it go. */
+export function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? ok(addr.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * Starts a long-running server detached from this process (so `dev-cluster up` can return),
+ * its output appended to `logFile`. Returns its pid.
+ */
+export async function startDetached(binary: string, args: string[], logFile: string): Promise<number> {
+  const log = await open(logFile, 'a');
+  try {
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', log.fd, log.fd] });
+    const pid = await new Promise<number>((ok, fail) => {
+      child.once('error', fail);
+      child.once('spawn', () => ok(child.pid!));
+    });
+    child.unref();
+    return pid;
+  } finally {
+    await log.close();
+  }
+}
+
+/** Whether `pid` is alive and still runs `binary` (a recycled pid is never ours). */
+export async function isOurs(pid: number, binary: string): Promise<boolean> {
+  try {
+    const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmd.split('\0')[0]?.endsWith(binary.split('/').pop()!)) return false;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) Z/.test(stat); // a zombie has exited
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resumes a paused process first so it can exit. */
+export async function stopProcess(pid: number, binary: string, graceMs = 15_000): Promise<void> {
+  if (!(await isOurs(pid, binary))) return;
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(pid, s);
+    } catch {
+      /* already gone */
+    }
+  };
+  signal('SIGCONT');
+  signal('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!(await isOurs(pid, binary))) return;
+    await sleep(100);
+  }
+  signal('SIGKILL');
+  for (let i = 0; i < 50 && (await isOurs(pid, binary)); i++) await sleep(100);
+}
+
+export async function tail(file: string, lines = 15): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
