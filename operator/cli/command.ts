@@ -32,6 +32,7 @@ export function parseCommandLine(
       args: argv,
       options: { ...cmd.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: cmd.allowPositionals ?? false,
+      allowNegative: true,
       strict: true,
     });
     const { help, ...rest } = values as Record<string, unknown>;

@@ -1,0 +1,37 @@
+import type { Command } from '../command.js';
+import { flagsFor, helpFor, loadConfig } from '../../config/load.js';
+import { operatorOptions, type OperatorConfig } from '../../operator/config.js';
+import { runOperator } from '../../operator/run.js';
+
+export const operatorCommand: Command = {
+  name: 'operator',
+  summary:
+    'run the operator: watch ClusterTopology objects and their pods, publish peers and analysis in .status',
+  help: `Usage: ctopo operator [flags]
+
+Watches ClusterTopology objects, lists and watches the pods each selects (re-listed at least every
+pollingInterval), resolves node names and writes .status. With several replicas one leads (Lease);
+the others wait. SIGTERM stops it gracefully (watches closed, lease released).
+
+Flags:
+${helpFor(operatorOptions)}`,
+  options: flagsFor(operatorOptions),
+  async run(values, _positionals, io) {
+    const config = loadConfig<OperatorConfig>(operatorOptions, values);
+    const op = await runOperator(config);
+    io.err(`ctopo operator: health and metrics on ${config.httpHost}:${op.port}`);
+    const code = await new Promise<number>((resolve) => {
+      const onSignal = (sig: string) => {
+        void op.stop().then(() => resolve(sig === 'SIGTERM' || sig === 'SIGINT' ? 0 : 1));
+      };
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
+      process.once('SIGINT', () => onSignal('SIGINT'));
+      // Losing the lease ends the process, as controller-runtime does: a fresh start campaigns again cleanly.
+      void op.lost.then((why) => {
+        io.err(`ctopo operator: lost leadership (${why}); exiting`);
+        void op.stop().then(() => resolve(1));
+      });
+    });
+    return code;
+  },
+};

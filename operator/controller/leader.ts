@@ -1,0 +1,199 @@
+import { ApiError, type Kube } from '../kube/client.js';
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease, by client-go's rules:
+ *
+ * - A candidate reads the Lease. Absent → it creates it holding it. Held by another identity
+ *   → it waits until the record has not changed for `leaseDuration`, judged by this process's
+ *   own clock from the moment it last saw the record change (never by comparing clocks).
+ *   Then it writes itself in with an update carrying the observed resourceVersion: if another
+ *   candidate wrote first, the update gets 409 and this one stays a follower.
+ * - The leader renews every `retryPeriod`. When no renewal has succeeded for `renewDeadline`,
+ *   or the Lease names someone else, it has lost: `onStoppedLeading` runs at once, and the
+ *   caller stops reconciling (the operator exits, as controller-runtime does).
+ * - `release()` (on SIGTERM) empties the holder so a successor does not wait out the lease.
+ *
+ * Defaults, as controller-runtime's: lease 15 s, renew deadline 10 s, retry 2 s.
+ */
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  onStoppedLeading: (why: string) => void;
+  log?: (level: 'info' | 'warn' | 'debug', message: string, meta?: Record<string, unknown>) => void;
+}
+
+interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+interface Lease {
+  apiVersion: 'coordination.k8s.io/v1';
+  kind: 'Lease';
+  metadata: { name: string; namespace: string; resourceVersion?: string };
+  spec: LeaseSpec;
+}
+
+/** RFC 3339 with microseconds, the MicroTime format Lease times use. */
+const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class LeaderElector {
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private observed: { record: string; at: number; lease?: Lease } | undefined;
+  private leading = false;
+  private stopped = false;
+  private lastRenew = 0;
+
+  constructor(
+    private readonly kube: Kube,
+    private readonly opts: LeaderElectionOptions,
+  ) {
+    this.leaseDurationMs = opts.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+    if (!(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs))
+      throw new Error('leader election needs leaseDuration > renewDeadline > retryPeriod');
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  private get path(): string {
+    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.opts.namespace)}/leases/${encodeURIComponent(this.opts.name)}`;
+  }
+
+  /** Runs until stop(): campaigns, leads, and campaigns again only if asked to (see run's caller). */
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      const ok = await this.tryAcquireOrRenew();
+      if (this.stopped) break;
+      if (ok) {
+        this.lastRenew = Date.now();
+        if (!this.leading) {
+          this.leading = true;
+          this.opts.log?.('info', `became leader (lease ${this.opts.namespace}/${this.opts.name})`, {
+            identity: this.opts.identity,
+          });
+          this.opts.onStartedLeading();
+        }
+      } else if (this.leading && Date.now() - this.lastRenew >= this.renewDeadlineMs) {
+        this.lose(`no renewal for ${this.renewDeadlineMs / 1000}s`);
+        return;
+      }
+      await sleep(this.retryPeriodMs * (this.leading ? 1 : 1 + Math.random() * 0.2));
+    }
+  }
+
+  private lose(why: string): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.opts.log?.('warn', `lost leadership: ${why}`, { identity: this.opts.identity });
+    this.opts.onStoppedLeading(why);
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = new Date();
+    let lease: Lease | undefined;
+    try {
+      lease = await this.kube.request<Lease>('GET', this.path, { timeoutMs: this.retryPeriodMs * 2 });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 404)) {
+        this.opts.log?.('debug', `reading the lease failed: ${(e as Error).message}`);
+        return false;
+      }
+    }
+    const mine: LeaseSpec = {
+      holderIdentity: this.opts.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime: microTime(now),
+      renewTime: microTime(now),
+      leaseTransitions: 0,
+    };
+    if (!lease) {
+      try {
+        await this.kube.request(
+          'POST',
+          `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.opts.namespace)}/leases`,
+          {
+            body: {
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata: { name: this.opts.name, namespace: this.opts.namespace },
+              spec: mine,
+            },
+            timeoutMs: this.retryPeriodMs * 2,
+          },
+        );
+        return true;
+      } catch (e) {
+        this.opts.log?.('debug', `creating the lease failed: ${(e as Error).message}`);
+        return false;
+      }
+    }
+    const record = JSON.stringify(lease.spec ?? {});
+    if (!this.observed || this.observed.record !== record) this.observed = { record, at: Date.now(), lease };
+    const holder = lease.spec?.holderIdentity ?? '';
+    const held = holder !== '' && holder !== this.opts.identity;
+    if (held) {
+      if (this.leading) this.lose(`the lease is now held by ${holder}`);
+      const duration = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
+      if (Date.now() - this.observed.at < duration) return false;
+    }
+    const spec: LeaseSpec = {
+      ...mine,
+      acquireTime:
+        holder === this.opts.identity ? (lease.spec.acquireTime ?? mine.acquireTime) : mine.acquireTime,
+      leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + (holder === this.opts.identity ? 0 : 1),
+    };
+    try {
+      const updated = await this.kube.request<Lease>('PUT', this.path, {
+        body: { ...lease, spec },
+        timeoutMs: this.retryPeriodMs * 2,
+      });
+      this.observed = { record: JSON.stringify(updated.spec ?? {}), at: Date.now(), lease: updated };
+      return true;
+    } catch (e) {
+      this.opts.log?.('debug', `updating the lease failed: ${(e as Error).message}`);
+      return false;
+    }
+  }
+
+  /** Stops campaigning; a leader gives the lease up so a successor takes over at once. */
+  async release(): Promise<void> {
+    this.stopped = true;
+    if (!this.leading) return;
+    this.leading = false;
+    try {
+      const lease = await this.kube.request<Lease>('GET', this.path, { timeoutMs: 5000 });
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
+      await this.kube.request('PUT', this.path, {
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            renewTime: microTime(new Date()),
+          },
+        },
+        timeoutMs: 5000,
+      });
+      this.opts.log?.('info', 'released the lease');
+    } catch (e) {
+      this.opts.log?.('warn', `releasing the lease failed: ${(e as Error).message}`);
+    }
+  }
+}

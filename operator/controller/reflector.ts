@@ -1,0 +1,260 @@
+import {
+  ApiError,
+  TransportError,
+  type KubeObject,
+  type ObjectList,
+  type WatchHandle,
+  type WatchEventType,
+} from '../kube/client.js';
+import {
+  backoffDelay,
+  step,
+  type Failure,
+  type ReflectorAction,
+  type ReflectorInput,
+  type ReflectorState,
+} from './reflector-machine.js';
+
+/**
+ * The shell around `reflector-machine.ts`: performs list and watch calls, keeps the store
+ * (objects by namespace/name), runs the timers (poll, idle, backoff) and feeds outcomes back
+ * into the machine. Listeners hear about every change and every poll outcome.
+ */
+
+export type PollOutcome = { ok: true; at: Date; count: number } | { ok: false; at: Date; failure: Failure };
+
+export interface ReflectorOptions<T extends KubeObject> {
+  name: string;
+  list: () => Promise<ObjectList<KubeObject>>;
+  watch: (
+    rv: string,
+    onEvent: (type: WatchEventType, object: KubeObject) => void,
+    onDone: (err: unknown) => void,
+    idleTimeoutMs: number,
+  ) => Promise<WatchHandle>;
+  /** How often to re-list at the latest (the seed's poll). */
+  resyncMs: number;
+  /** A watch silent this long (no event, no bookmark) is taken for dead. */
+  idleMs?: number;
+  backoffCapMs?: number;
+  /** Keeps only what the controller needs of each object (memory). */
+  transform?: (o: KubeObject) => T;
+  onChange?: () => void;
+  onPoll?: (outcome: PollOutcome) => void;
+  onRestart?: (why: string) => void;
+  log?: (level: 'debug' | 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
+}
+
+export function failureOf(err: unknown): Failure {
+  if (err instanceof ApiError) return { code: err.code, reason: err.reason, message: err.message };
+  if (err instanceof TransportError) return { reason: 'TransportError', message: err.message };
+  return { reason: 'TransportError', message: err instanceof Error ? err.message : String(err) };
+}
+
+const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+export class Reflector<T extends KubeObject = KubeObject> {
+  private state: ReflectorState = { phase: 'Empty' };
+  private readonly store = new Map<string, T>();
+  private watchHandle: WatchHandle | undefined;
+  private watchGeneration = 0;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private backoffTimer: NodeJS.Timeout | undefined;
+  private listGeneration = 0;
+  /** True once a list has succeeded: the store reflects the server. */
+  synced = false;
+  lastPoll: PollOutcome | undefined;
+  watching = false;
+
+  constructor(private readonly opts: ReflectorOptions<T>) {}
+
+  get phase(): ReflectorState['phase'] {
+    return this.state.phase;
+  }
+
+  items(): T[] {
+    return [...this.store.values()];
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.store.get(`${namespace ?? ''}/${name}`);
+  }
+
+  start(): void {
+    this.feed({ type: 'Start' });
+    this.armResync();
+  }
+
+  stop(): void {
+    clearInterval(this.resyncTimer);
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.backoffTimer);
+    this.feed({ type: 'Stop' });
+  }
+
+  /** Re-list now (e.g. the controller was asked to poll early). */
+  resync(): void {
+    this.feed({ type: 'ResyncDue' });
+  }
+
+  private armResync(): void {
+    clearInterval(this.resyncTimer);
+    this.resyncTimer = setInterval(() => this.feed({ type: 'ResyncDue' }), this.opts.resyncMs);
+    this.resyncTimer.unref?.();
+  }
+
+  /** Since when the reflector has not been watching (undefined while it is). */
+  downSince: number | undefined = Date.now();
+
+  private feed(input: ReflectorInput<T>): void {
+    const { state, actions } = step<T>(this.state, input);
+    this.state = state;
+    if (state.phase === 'Watching') this.downSince = undefined;
+    else this.downSince ??= Date.now();
+    for (const a of actions) this.perform(a);
+  }
+
+  private perform(a: ReflectorAction<T>): void {
+    switch (a.do) {
+      case 'List':
+        void this.doList();
+        return;
+      case 'Watch':
+        void this.doWatch(a.rv);
+        return;
+      case 'StopWatch':
+        this.stopWatch();
+        return;
+      case 'Wait': {
+        clearTimeout(this.backoffTimer);
+        const ms = backoffDelay(
+          a.attempt,
+          Math.random(),
+          500,
+          this.opts.backoffCapMs ?? Math.min(30_000, this.opts.resyncMs),
+        );
+        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), ms);
+        this.backoffTimer.unref?.();
+        return;
+      }
+      case 'Replace':
+        this.replace(a.items);
+        return;
+      case 'Apply':
+        this.apply(a.event, a.object);
+        return;
+      case 'ReportPoll':
+        this.lastPoll = a.ok
+          ? { ok: true, at: new Date(), count: a.count }
+          : { ok: false, at: new Date(), failure: a.failure };
+        if (a.ok) this.synced = true;
+        this.opts.onPoll?.(this.lastPoll);
+        return;
+      case 'CountRestart':
+        this.opts.log?.('debug', `${this.opts.name}: watch restarts (${a.why})`);
+        this.opts.onRestart?.(a.why);
+        return;
+    }
+  }
+
+  private transform(o: KubeObject): T {
+    return this.opts.transform ? this.opts.transform(o) : (o as T);
+  }
+
+  private async doList(): Promise<void> {
+    const generation = ++this.listGeneration;
+    try {
+      const list = await this.opts.list();
+      if (generation !== this.listGeneration) return;
+      this.feed({
+        type: 'ListSucceeded',
+        items: list.items.map((o) => this.transform(o)),
+        rv: list.metadata.resourceVersion,
+      });
+    } catch (err) {
+      if (generation !== this.listGeneration) return;
+      this.feed({ type: 'ListFailed', failure: failureOf(err) });
+    }
+  }
+
+  private async doWatch(rv: string): Promise<void> {
+    this.stopWatch();
+    const generation = ++this.watchGeneration;
+    const idleMs = this.opts.idleMs ?? 90_000;
+    const current = () => generation === this.watchGeneration;
+    const touch = () => {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = setTimeout(() => current() && this.feed({ type: 'IdleTimeout' }), idleMs);
+      this.idleTimer.unref?.();
+    };
+    touch();
+    this.watching = true;
+    try {
+      const handle = await this.opts.watch(
+        rv,
+        (type, object) => {
+          if (!current()) return;
+          touch();
+          const objRv = object?.metadata?.resourceVersion;
+          if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
+          else if (type === 'ERROR') {
+            const status = object as unknown as { code?: number; reason?: string; message?: string };
+            this.feed({
+              type: 'WatchFailed',
+              failure: {
+                code: status.code,
+                reason: status.reason ?? 'WatchError',
+                message: status.message ?? 'watch error event',
+              },
+            });
+          } else this.feed({ type: 'Event', event: type, object: this.transform(object), rv: objRv });
+        },
+        (err) => {
+          if (!current()) return;
+          this.watching = false;
+          clearTimeout(this.idleTimer);
+          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed' });
+        },
+        idleMs,
+      );
+      if (current()) this.watchHandle = handle;
+      else handle.abort();
+    } catch (err) {
+      if (!current()) return;
+      this.watching = false;
+      this.feed({ type: 'WatchFailed', failure: failureOf(err) });
+    }
+  }
+
+  private stopWatch(): void {
+    this.watchGeneration++;
+    this.watching = false;
+    clearTimeout(this.idleTimer);
+    this.watchHandle?.abort();
+    this.watchHandle = undefined;
+  }
+
+  private replace(items: T[]): void {
+    const next = new Map(items.map((o) => [keyOf(o), o]));
+    let changed = next.size !== this.store.size;
+    for (const [k, o] of next) {
+      const old = this.store.get(k);
+      if (!old || old.metadata.resourceVersion !== o.metadata.resourceVersion) changed = true;
+    }
+    this.store.clear();
+    for (const [k, o] of next) this.store.set(k, o);
+    if (changed) this.opts.onChange?.();
+  }
+
+  private apply(event: 'ADDED' | 'MODIFIED' | 'DELETED', o: T): void {
+    const k = keyOf(o);
+    if (event === 'DELETED') this.store.delete(k);
+    else {
+      const old = this.store.get(k);
+      if (old && old.metadata.resourceVersion === o.metadata.resourceVersion) return;
+      this.store.set(k, o);
+    }
+    this.opts.onChange?.();
+  }
+}

@@ -1,0 +1,226 @@
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+
+/**
+ * The one module that imports @kubernetes/client-node. It takes from it what it does well —
+ * reading kubeconfigs and in-cluster credentials (KubeConfig) and the streaming Watch — and
+ * exposes a small raw-JSON REST surface. Objects stay the API server's JSON (no model
+ * classes): the naming engine evaluates users' JSONPath against exactly what the API sent.
+ *
+ * Every failure is one of two kinds, the two rows of the seed's error table besides 200:
+ * `ApiError` (the server answered with a status ≥ 400) and `TransportError` (no answer).
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export class TransportError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'TransportError';
+  }
+}
+
+export type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    [k: string]: unknown;
+  };
+  [k: string]: unknown;
+};
+
+export interface ObjectList<T = KubeObject> {
+  items: T[];
+  metadata: { resourceVersion: string; continue?: string };
+}
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface RequestOptionsExtra {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeoutMs?: number;
+}
+
+/** Counts what this process asked of the API server, by verb-ish kind (for metrics). */
+export type RequestObserver = (info: {
+  method: string;
+  path: string;
+  code: number | 'TransportError';
+  bytes: number;
+  ms: number;
+}) => void;
+
+export interface Kube {
+  readonly server: string;
+  /** The namespace of the current context (in a pod: its own namespace). */
+  readonly namespace: string;
+  request<T = unknown>(method: string, path: string, opts?: RequestOptionsExtra): Promise<T>;
+  watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (type: WatchEventType, object: KubeObject) => void,
+    onDone: (err: unknown) => void,
+    idleTimeoutMs: number,
+  ): Promise<WatchHandle>;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function reasonFor(code: number): string {
+  const known: Record<number, string> = {
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'NotFound',
+    405: 'MethodNotAllowed',
+    409: 'Conflict',
+    410: 'Gone',
+    422: 'Invalid',
+    429: 'TooManyRequests',
+    500: 'InternalError',
+    503: 'ServiceUnavailable',
+    504: 'Timeout',
+  };
+  return known[code] ?? `HTTP${code}`;
+}
+
+class KubeClient implements Kube {
+  readonly server: string;
+  readonly namespace: string;
+  private readonly watcher: Watch;
+
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly observe: RequestObserver | undefined,
+  ) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/+$/, '');
+    const ctx = kc.getContextObject(kc.getCurrentContext());
+    this.namespace = ctx?.namespace ?? 'default';
+    this.watcher = new Watch(kc);
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const https: RequestOptions = { method, headers: { Accept: 'application/json' } };
+    await this.kc.applyToHTTPSOptions(https);
+    const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    const headers = (https.headers ?? {}) as Record<string, string | number>;
+    if (payload) {
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = payload.length;
+    }
+    https.headers = headers;
+    const started = Date.now();
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    return new Promise<T>((resolve, reject) => {
+      const req = send(url, { ...https, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (e) => fail(new TransportError(`${method} ${path}: ${e.message}`, { cause: e })));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const code = res.statusCode ?? 0;
+          this.observe?.({ method, path, code, bytes: raw.length, ms: Date.now() - started });
+          let body: unknown;
+          try {
+            body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+          } catch {
+            body = undefined;
+          }
+          if (code >= 200 && code < 300) return resolve(body as T);
+          const status = body as { reason?: string; message?: string } | undefined;
+          const message = status?.message ?? (raw.toString('utf8').slice(0, 500) || reasonFor(code));
+          reject(new ApiError(code, status?.reason || reasonFor(code), message));
+        });
+      });
+      let settled = false;
+      const fail = (e: Error) => {
+        if (settled) return;
+        settled = true;
+        this.observe?.({ method, path, code: 'TransportError', bytes: 0, ms: Date.now() - started });
+        reject(e);
+      };
+      req.on('timeout', () =>
+        req.destroy(new Error(`no answer within ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s`)),
+      );
+      req.on('error', (e) =>
+        fail(new TransportError(`${method} ${url.host}${path}: ${e.message}`, { cause: e })),
+      );
+      req.end(payload);
+    });
+  }
+
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (type: WatchEventType, object: KubeObject) => void,
+    onDone: (err: unknown) => void,
+    idleTimeoutMs: number,
+  ): Promise<WatchHandle> {
+    // client-node's Watch aborts a stream after requestTimeoutMs without data (30 s). Watches
+    // here ask for bookmarks, which come about once a minute, so the reflector's own idle
+    // timer (longer than the bookmark period) is the one that decides.
+    (this.watcher as unknown as { requestTimeoutMs: number }).requestTimeoutMs = idleTimeoutMs;
+    let done = false;
+    const controller = await this.watcher.watch(
+      path,
+      query,
+      (type, obj) => onEvent(type as WatchEventType, obj as KubeObject),
+      (err: unknown) => {
+        if (done) return;
+        done = true;
+        const code = (err as { statusCode?: number } | null)?.statusCode;
+        if (code) onDone(new ApiError(code, reasonFor(code), `watch ${path}: ${(err as Error).message}`));
+        else if (err)
+          onDone(
+            new TransportError(`watch ${path}: ${(err as Error).message ?? String(err)}`, { cause: err }),
+          );
+        else onDone(null);
+      },
+    );
+    return {
+      abort: () => {
+        done = true;
+        controller.abort();
+      },
+    };
+  }
+}
+
+export interface ConnectOptions {
+  /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
+  kubeconfig?: string;
+  observe?: RequestObserver;
+}
+
+export function connect(opts: ConnectOptions = {}): Kube {
+  const kc = new KubeConfig();
+  if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
+  else kc.loadFromDefault();
+  return new KubeClient(kc, opts.observe);
+}

@@ -1,0 +1,108 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseDuration } from '../api/validate.js';
+import { connect } from '../kube/client.js';
+import { TopologyController } from '../controller/controller.js';
+import { LeaderElector } from '../controller/leader.js';
+import { startHttpServer } from '../observability/http.js';
+import { createLogger, type Log } from '../observability/logger.js';
+import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
+import { defaultIdentity, type OperatorConfig } from './config.js';
+
+export interface RunningOperator {
+  metrics: OperatorMetrics;
+  /** The port of the health/metrics server. */
+  port: number;
+  isLeader(): boolean;
+  /** Resolves with the reason when this replica loses leadership (it has then stopped reconciling). */
+  lost: Promise<string>;
+  /** Graceful stop: reconciling stops, watches close, the lease is released. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the operator: the health/metrics server at once, the controller when this replica
+ * leads (or at once without leader election). Losing the lease stops the controller at once.
+ */
+export async function runOperator(
+  config: OperatorConfig,
+  log: Log = createLogger(config.logLevel, 'operator'),
+): Promise<RunningOperator> {
+  const metrics = operatorMetrics();
+  const kube = connect({
+    kubeconfig: config.kubeconfig,
+    observe: ({ method, code }) => metrics.apiResponses.inc({ verb: method, code: String(code) }),
+  });
+  const controller = new TopologyController(
+    kube,
+    {
+      namespaces: config.namespaces,
+      allowTargetNamespaces: config.allowTargetNamespaces,
+      concurrency: config.concurrency,
+      watchNodes: config.watchNodes,
+    },
+    metrics,
+    log,
+  );
+  let leading = !config.leaderElect;
+  let stopped = false;
+  let resolveLost: (why: string) => void = () => {};
+  const lost = new Promise<string>((r) => (resolveLost = r));
+
+  const elector = config.leaderElect
+    ? new LeaderElector(kube, {
+        namespace: config.leaseNamespace ?? kube.namespace,
+        name: config.leaseName,
+        identity: config.identity ?? defaultIdentity(),
+        leaseDurationMs: parseDuration(config.leaseDuration),
+        renewDeadlineMs: parseDuration(config.renewDeadline),
+        retryPeriodMs: parseDuration(config.retryPeriod),
+        log,
+        onStartedLeading: () => {
+          leading = true;
+          metrics.leader.set(1);
+          controller.start();
+        },
+        onStoppedLeading: (why) => {
+          leading = false;
+          metrics.leader.set(0);
+          controller.stop();
+          resolveLost(why);
+        },
+      })
+    : undefined;
+
+  const server: Server = await startHttpServer(config.httpHost, config.httpPort, metrics.registry, {
+    notReady: () => (stopped ? ['stopping'] : leading ? controller.notReady() : []),
+  });
+  const port = (server.address() as AddressInfo).port;
+  log('info', 'operator started', {
+    port,
+    leaderElection: config.leaderElect,
+    namespaces: config.namespaces,
+  });
+
+  if (elector) void elector.run();
+  else {
+    metrics.leader.set(1);
+    controller.start();
+  }
+
+  return {
+    metrics,
+    port,
+    isLeader: () => leading,
+    lost,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      controller.stop();
+      await elector?.release();
+      leading = false;
+      metrics.leader.set(0);
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+      log('info', 'operator stopped');
+    },
+  };
+}
