@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { CRD_PATH } from '../../operator/api/generate.js';
 import {
+  kubeconfigFor,
   readState,
   startControlPlane,
   stopControlPlane,
@@ -80,4 +81,23 @@ export async function freshNamespace(s: ControlPlaneState, prefix = 't'): Promis
   const ns = `${prefix}-${randomBytes(4).toString('hex')}`;
   await kubectlOk(s, ['create', 'namespace', ns]);
   return ns;
+}
+
+/** A kubeconfig for a user identified by a client certificate (CN = user, O = groups). */
+export function kubeconfigForUser(
+  s: ControlPlaneState,
+  user: string,
+  groups: string[] = [],
+): Promise<string> {
+  return kubeconfigFor(s, `${user}.kubeconfig`, { user, groups });
+}
+
+/** A kubeconfig with a bearer token, optionally pointed at another server (a fault proxy). */
+export function kubeconfigForToken(
+  s: ControlPlaneState,
+  file: string,
+  token: string,
+  server?: string,
+): Promise<string> {
+  return kubeconfigFor(s, file, { token }, server);
 }

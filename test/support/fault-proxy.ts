@@ -1,0 +1,102 @@
+import { createServer, request, type Server } from 'node:https';
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+
+/**
+ * A TLS-terminating reverse proxy in front of the real API server that can answer with any
+ * HTTP status, drop connections (including open watches) or hang, on demand. Clients reach the
+ * API server through it with a bearer token (a client certificate cannot pass a proxy).
+ *
+ *   pass       forward everything (default)
+ *   status:N   answer every request with a Kubernetes Status of code N
+ *   drop       destroy every connection, the open ones too
+ *   hang       accept requests and never answer
+ *
+ * `only` limits a fault to requests whose path matches (e.g. pod lists), the rest pass.
+ */
+export type FaultMode =
+  { kind: 'pass' } | { kind: 'status'; code: number } | { kind: 'drop' } | { kind: 'hang' };
+
+export class FaultProxy {
+  mode: FaultMode = { kind: 'pass' };
+  only: RegExp | undefined;
+  requests = 0;
+  private readonly sockets = new Set<Socket>();
+  private server!: Server;
+  url = '';
+
+  constructor(private readonly s: ControlPlaneState) {}
+
+  async start(): Promise<this> {
+    const upstream = new URL(this.s.server);
+    const ca = readFileSync(this.s.pki.caCert);
+    this.server = createServer(
+      { cert: readFileSync(this.s.pki.serverCert), key: readFileSync(this.s.pki.serverKey) },
+      (req, res) => {
+        this.requests++;
+        const mode =
+          this.only && !this.only.test(req.url ?? '') ? ({ kind: 'pass' } as FaultMode) : this.mode;
+        if (mode.kind === 'drop') return void req.socket.destroy();
+        if (mode.kind === 'hang') return;
+        if (mode.kind === 'status') {
+          const reason =
+            mode.code === 503
+              ? 'ServiceUnavailable'
+              : mode.code === 500
+                ? 'InternalError'
+                : mode.code === 429
+                  ? 'TooManyRequests'
+                  : 'Injected';
+          res.writeHead(mode.code, { 'content-type': 'application/json' });
+          return void res.end(
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              status: 'Failure',
+              message: `injected by the fault proxy (${mode.code})`,
+              reason,
+              code: mode.code,
+            }),
+          );
+        }
+        const up = request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+            ca,
+          },
+          (ur) => {
+            res.writeHead(ur.statusCode ?? 502, ur.headers);
+            ur.pipe(res);
+          },
+        );
+        up.on('error', () => req.socket.destroy());
+        res.on('close', () => up.destroy());
+        req.pipe(up);
+      },
+    );
+    this.server.on('secureConnection', (sock: Socket) => {
+      this.sockets.add(sock);
+      sock.on('close', () => this.sockets.delete(sock));
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+    this.url = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  set(mode: FaultMode, only?: RegExp): void {
+    this.mode = mode;
+    this.only = only;
+    if (mode.kind === 'drop') for (const s of this.sockets) s.destroy();
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}

@@ -1,0 +1,216 @@
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
+import { kubectl, kubectlOk } from './cluster.js';
+
+/** Pods, topologies and RBAC as plain objects on the real API server (no kubelet: tests set pod status). */
+
+export interface PodOptions {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  env?: { name: string; value: string }[];
+  nodeName?: string;
+  /** Extra containers (names), beside the `app` container. */
+  extraContainers?: string[];
+}
+
+export async function createPod(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+  o: PodOptions = {},
+): Promise<void> {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: ns,
+      labels: o.labels ?? { 'netzlive/pod-type': 'cluster-service' },
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+    },
+    spec: {
+      ...(o.nodeName ? { nodeName: o.nodeName } : {}),
+      containers: [
+        { name: 'app', image: 'example.invalid/app', ...(o.env ? { env: o.env } : {}) },
+        ...(o.extraContainers ?? []).map((name) => ({ name, image: 'example.invalid/sidecar' })),
+      ],
+    },
+  };
+  await kubectlOk(s, ['create', '-f', '-'], { input: JSON.stringify(pod) });
+}
+
+/** What a kubelet would report: phase, IP, readiness. */
+export async function setPodStatus(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+  st: { ip?: string; phase?: string; ready?: boolean },
+): Promise<void> {
+  const status: Record<string, unknown> = { phase: st.phase ?? 'Running' };
+  if (st.ip) Object.assign(status, { podIP: st.ip, podIPs: [{ ip: st.ip }] });
+  if (st.ready !== undefined) status.conditions = [{ type: 'Ready', status: st.ready ? 'True' : 'False' }];
+  await kubectlOk(s, [
+    '-n',
+    ns,
+    'patch',
+    'pod',
+    name,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status }),
+  ]);
+}
+
+export async function deletePod(s: ControlPlaneState, ns: string, name: string): Promise<void> {
+  await kubectlOk(s, ['-n', ns, 'delete', 'pod', name, '--grace-period=0', '--force', '--wait=false']);
+}
+
+export async function applyTopology(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  const obj = {
+    apiVersion: 'cluster.netzlive.io/v1alpha1',
+    kind: 'ClusterTopology',
+    metadata: { name, namespace: ns },
+    spec,
+  };
+  await kubectlOk(s, ['apply', '-f', '-'], { input: JSON.stringify(obj) });
+}
+
+export async function topologyStatus(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+): Promise<ClusterTopologyStatus | undefined> {
+  const r = await kubectl(s, ['-n', ns, 'get', 'ctopo', name, '-o', 'json']);
+  if (r.code !== 0) return undefined;
+  return (JSON.parse(r.stdout) as { status?: ClusterTopologyStatus }).status;
+}
+
+export const condition = (st: ClusterTopologyStatus | undefined, type: string) =>
+  st?.conditions?.find((c) => c.type === type);
+
+export async function createNode(
+  s: ControlPlaneState,
+  name: string,
+  labels: Record<string, string>,
+): Promise<void> {
+  await kubectlOk(s, ['apply', '-f', '-'], {
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } }),
+  });
+}
+
+export async function eventsFor(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+): Promise<{ type: string; reason: string; message: string }[]> {
+  const out = await kubectlOk(s, [
+    '-n',
+    ns,
+    'get',
+    'events',
+    '--field-selector',
+    `involvedObject.name=${name}`,
+    '-o',
+    'json',
+  ]);
+  return (JSON.parse(out) as { items: { type: string; reason: string; message: string }[] }).items;
+}
+
+/**
+ * The operator's permissions, as the Helm chart grants them: ClusterTopologies and their
+ * status, Nodes, Events, its Lease cluster-wide; pods through a RoleBinding per namespace so a
+ * test can take them away (a real 403).
+ */
+export async function grantOperatorRbac(
+  s: ControlPlaneState,
+  subject: { kind: 'User' | 'ServiceAccount'; name: string; namespace?: string },
+  podNamespaces: string[],
+  id: string,
+): Promise<void> {
+  const subj =
+    subject.kind === 'User'
+      ? { kind: 'User', name: subject.name, apiGroup: 'rbac.authorization.k8s.io' }
+      : { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace };
+  const docs: unknown[] = [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${id}-operator` },
+      rules: [
+        {
+          apiGroups: ['cluster.netzlive.io'],
+          resources: ['clustertopologies'],
+          verbs: ['get', 'list', 'watch'],
+        },
+        {
+          apiGroups: ['cluster.netzlive.io'],
+          resources: ['clustertopologies/status'],
+          verbs: ['get', 'patch', 'update'],
+        },
+        { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${id}-operator` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${id}-operator` },
+      subjects: [subj],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${id}-pod-reader` },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] }],
+    },
+  ];
+  for (const ns of podNamespaces) docs.push(podBinding(ns, id, subj));
+  await kubectlOk(s, ['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n') });
+}
+
+function podBinding(ns: string, id: string, subj: unknown) {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: `${id}-pod-reader`, namespace: ns },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${id}-pod-reader` },
+    subjects: [subj],
+  };
+}
+
+export async function revokePods(s: ControlPlaneState, ns: string, id: string): Promise<void> {
+  await kubectlOk(s, ['-n', ns, 'delete', 'rolebinding', `${id}-pod-reader`]);
+}
+
+export async function restorePods(
+  s: ControlPlaneState,
+  ns: string,
+  id: string,
+  subject: { kind: 'User' | 'ServiceAccount'; name: string; namespace?: string },
+): Promise<void> {
+  const subj =
+    subject.kind === 'User'
+      ? { kind: 'User', name: subject.name, apiGroup: 'rbac.authorization.k8s.io' }
+      : { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace };
+  await kubectlOk(s, ['apply', '-f', '-'], { input: JSON.stringify(podBinding(ns, id, subj)) });
+}
+
+/** Asks the API server whether `kubeconfig`'s identity may do something (RBAC reaches the authorizer through informers). */
+export async function canI(s: ControlPlaneState, kubeconfig: string, args: string[]): Promise<boolean> {
+  const r = await kubectl(s, ['auth', 'can-i', ...args], { kubeconfig });
+  return r.stdout.trim() === 'yes';
+}
+
+/** A service account and a token for it (TokenRequest; no controller needed). */
+export async function serviceAccountToken(s: ControlPlaneState, ns: string, name: string): Promise<string> {
+  await kubectl(s, ['-n', ns, 'create', 'serviceaccount', name]);
+  return (await kubectlOk(s, ['-n', ns, 'create', 'token', name, '--duration=2h'])).trim();
+}

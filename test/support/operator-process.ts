@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ctopoBin = join(repoRoot, 'bin', 'ctopo.js');
+
+/** A `ctopo` process (operator or agent) as users run it, with its output kept for assertions. */
+export class CtopoProcess {
+  readonly child: ChildProcess;
+  output = '';
+  exitCode: number | null | undefined;
+  private exited: Promise<number | null>;
+
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
+    this.child = spawn(process.execPath, [ctopoBin, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((r) => this.child.once('exit', (code) => r((this.exitCode = code))));
+  }
+
+  /** The health/metrics port the process printed. */
+  async port(): Promise<number> {
+    return waitFor('the process to print its port', () => {
+      const m = /on [^\s:]+:(\d+)/.exec(this.output);
+      if (this.exitCode !== undefined) throw new Error(`exited with ${this.exitCode}: ${this.output}`);
+      return m ? Number(m[1]) : undefined;
+    });
+  }
+
+  async get(path: string): Promise<{ status: number; body: string }> {
+    const res = await fetch(`http://127.0.0.1:${await this.port()}${path}`);
+    return { status: res.status, body: await res.text() };
+  }
+
+  async metric(name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+    const { body } = await this.get('/metrics');
+    for (const line of body.split('\n')) {
+      if (!line.startsWith(name)) continue;
+      const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
+      if (!m || m[1] !== name) continue;
+      const have = Object.fromEntries(
+        [...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]),
+      );
+      if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[4]);
+    }
+    return undefined;
+  }
+
+  /** Sum of a counter over all label sets matching `labels`. */
+  async metricSum(name: string, labels: Record<string, string> = {}): Promise<number> {
+    const { body } = await this.get('/metrics');
+    let sum = 0;
+    for (const line of body.split('\n')) {
+      const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
+      if (!m || m[1] !== name) continue;
+      const have = Object.fromEntries(
+        [...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]),
+      );
+      if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4]);
+    }
+    return sum;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.exitCode === undefined) this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+    const code = await this.exited;
+    clearTimeout(timer);
+    return code;
+  }
+
+  wait(): Promise<number | null> {
+    return this.exited;
+  }
+}
+
+export function startOperator(
+  kubeconfig: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): CtopoProcess {
+  return new CtopoProcess(
+    ['operator', '--kubeconfig', kubeconfig, '--http-host', '127.0.0.1', '--http-port', '0', ...extra],
+    env,
+  );
+}
