@@ -1,8 +1,15 @@
 // Tests are compiled by `tsc` (npm's pretest) and jest runs the emitted ESM, so what is tested
-// is exactly what ships. Integration tests share one real control plane per run (globalSetup).
-export default {
+// is exactly what ships. Integration and end-to-end tests share one real control plane per run
+// (globalSetup); they use real processes and real timeouts (a hung request is given up after 30 s).
+const withControlPlane = {
   testEnvironment: 'node',
   transform: {},
+  globalSetup: '<rootDir>/dist/test/support/global-setup.js',
+  globalTeardown: '<rootDir>/dist/test/support/global-teardown.js',
+};
+
+export default {
+  testTimeout: 120_000,
   projects: [
     {
       displayName: 'unit',
@@ -10,13 +17,7 @@ export default {
       transform: {},
       testMatch: ['<rootDir>/dist/test/unit/**/*.test.js'],
     },
-    {
-      displayName: 'integration',
-      testEnvironment: 'node',
-      transform: {},
-      testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'],
-      globalSetup: '<rootDir>/dist/test/support/global-setup.js',
-      globalTeardown: '<rootDir>/dist/test/support/global-teardown.js',
-    },
+    { displayName: 'integration', ...withControlPlane, testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'] },
+    { displayName: 'e2e', ...withControlPlane, testMatch: ['<rootDir>/dist/test/e2e/**/*.test.js'] },
   ],
 };

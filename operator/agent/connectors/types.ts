@@ -1,0 +1,84 @@
+/**
+ * A connector applies the agent's decisions to the application: it connects or disconnects one
+ * peer by node name. Connectors never throw from these methods: every outcome, including a
+ * refused name or a timeout, comes back as a result that carries a message for logs and a
+ * `failure` class suitable as a metrics label.
+ */
+
+export type ConnectorKind = 'erlang' | 'exec' | 'file';
+export type ConnectorAction = 'connect' | 'disconnect';
+
+export type FailureClass =
+  /** The node name failed the grammar; nothing was run. */
+  | 'InvalidNodeName'
+  /** The runtime answered and said no (erlang: `false`; exec: non-zero exit). */
+  | 'Refused'
+  /** No answer within the time limit; the process was killed. */
+  | 'Timeout'
+  /** The local node could not be reached (erlang: erl_call could not connect to it). */
+  | 'LocalNodeUnreachable'
+  /** Output that could not be understood, a crash by signal, a failed write, a failed spawn. */
+  | 'Error';
+
+export type ConnectResult =
+  | {
+      readonly ok: true;
+      readonly action: ConnectorAction;
+      readonly node: string;
+      /** Wall time spent, milliseconds. */
+      readonly ms: number;
+      /** e.g. erlang `disconnect_node` answering `false`: the node was not connected. */
+      readonly note?: string;
+    }
+  | {
+      readonly ok: false;
+      readonly action: ConnectorAction;
+      readonly node: string;
+      readonly ms: number;
+      readonly failure: FailureClass;
+      /** Human-readable, for logs: what was attempted and what came back. Never holds a secret. */
+      readonly error: string;
+    };
+
+export type ListResult =
+  | { readonly ok: true; readonly nodes: readonly string[] }
+  | { readonly ok: false; readonly failure: FailureClass; readonly error: string };
+
+export type NameResult =
+  | { readonly ok: true; readonly name: string }
+  | { readonly ok: false; readonly failure: FailureClass; readonly error: string };
+
+export interface BatchResults {
+  readonly disconnect: readonly ConnectResult[];
+  readonly connect: readonly ConnectResult[];
+}
+
+export interface Connector {
+  readonly kind: ConnectorKind;
+  connect(node: string): Promise<ConnectResult>;
+  disconnect(node: string): Promise<ConnectResult>;
+  /**
+   * Applies a whole round at once, when the connector can do better than one call per node
+   * (file: one atomic write per round, so a reader never sees a half-applied round). Returns one
+   * result per node given.
+   */
+  applyRound?(ops: { disconnect: readonly string[]; connect: readonly string[] }): Promise<BatchResults>;
+  /** The nodes the application is connected to now, as far as the connector can tell. */
+  connected?(): Promise<ListResult>;
+  /** The local node's own name, asked of the running node itself (for the self-name check). */
+  selfName?(): Promise<NameResult>;
+  /** Releases what the connector holds (temporary files). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Helper for connectors: a refused node name, reported before any I/O. */
+export function invalidNameResult(action: ConnectorAction, node: string, problem: string): ConnectResult {
+  return {
+    ok: false,
+    action,
+    node,
+    ms: 0,
+    failure: 'InvalidNodeName',
+    error: `refused node name ${JSON.stringify(node)}: ${problem}`,
+  };
+}

@@ -1,0 +1,118 @@
+import {
+  defaultFailureDomainLevels,
+  type FailureDomainLevel,
+  type FailureDomainSettings,
+  type Member,
+} from './types.js';
+
+/**
+ * Validation of the analysis input, beyond what a JSON schema can say.
+ *
+ * Settings: `levels`, when given, holds at least one level; keys are non-empty and unique;
+ * `within` names another level's key and the `within` links form no cycle (a domain's path must
+ * end); `partitionLevel` names a level; `expectedVoters` is a non-negative integer.
+ * Members: a name that is a string, `votes` a non-negative integer (and a total that stays an
+ * exact integer), `ready` a boolean, `labels` an object or absent.
+ *
+ * Every problem is one string `path: what is wrong`, paths written `levels[3].within`, so that a
+ * layout file, a CRD status message and a test can all point at the offending field.
+ */
+
+export class FailureDomainInputError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid failure-domain input: ${problems.join('; ')}`);
+    this.name = 'FailureDomainInputError';
+    this.problems = problems;
+  }
+}
+
+/** The levels in effect: the configured ones, or the defaults when none are configured. */
+export function effectiveLevels(settings: FailureDomainSettings | undefined): readonly FailureDomainLevel[] {
+  return settings?.levels ?? defaultFailureDomainLevels;
+}
+
+function isNonNegativeInteger(x: unknown): x is number {
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+}
+
+const quote = (s: string): string => JSON.stringify(s);
+
+export function checkFailureDomainSettings(settings: FailureDomainSettings | undefined): string[] {
+  const problems: string[] = [];
+  if (settings === undefined) return problems;
+  const levels = settings.levels;
+  if (levels !== undefined) {
+    if (!Array.isArray(levels)) problems.push('levels: must be a list');
+    else if (levels.length === 0)
+      problems.push('levels: must hold at least one level (omit it for the defaults)');
+    else problems.push(...checkLevels(levels));
+  }
+  const keys = new Set(
+    Array.isArray(levels) ? levels.map((l) => l?.key) : effectiveLevels(undefined).map((l) => l.key),
+  );
+  if (settings.partitionLevel !== undefined) {
+    if (typeof settings.partitionLevel !== 'string' || !keys.has(settings.partitionLevel))
+      problems.push(
+        `partitionLevel: ${quote(String(settings.partitionLevel))} is not one of the levels (${[...keys].join(', ')})`,
+      );
+  }
+  if (settings.expectedVoters !== undefined && !isNonNegativeInteger(settings.expectedVoters))
+    problems.push('expectedVoters: must be an integer >= 0');
+  return problems;
+}
+
+function checkLevels(levels: readonly FailureDomainLevel[]): string[] {
+  const problems: string[] = [];
+  const firstIndex = new Map<string, number>();
+  levels.forEach((level, i) => {
+    if (typeof level?.key !== 'string' || level.key === '') {
+      problems.push(`levels[${i}].key: must be a non-empty string`);
+      return;
+    }
+    const seen = firstIndex.get(level.key);
+    if (seen !== undefined) problems.push(`levels[${i}].key: ${quote(level.key)} is already levels[${seen}]`);
+    else firstIndex.set(level.key, i);
+  });
+  levels.forEach((level, i) => {
+    const within = level?.within;
+    if (within === undefined) return;
+    if (typeof within !== 'string' || !firstIndex.has(within) || within === level.key)
+      problems.push(`levels[${i}].within: ${quote(String(within))} is not the key of another level`);
+  });
+  if (problems.length > 0) return problems;
+  // Follow each level's parents; coming back to the start is a cycle, and its paths would never end.
+  const byKey = new Map(levels.map((l) => [l.key, l]));
+  levels.forEach((level, i) => {
+    const chain = [level.key];
+    let parent = level.within;
+    while (parent !== undefined && !chain.includes(parent)) {
+      chain.push(parent);
+      parent = byKey.get(parent)?.within;
+    }
+    if (parent === level.key)
+      problems.push(
+        `levels[${i}].within: the levels are nested in a cycle (${[...chain, parent].join(' → ')})`,
+      );
+  });
+  return problems;
+}
+
+/** Problems of the members; `path` names the list (`members`, or `voters` in a layout file). */
+export function checkMembers(members: readonly Member[], path = 'members'): string[] {
+  const problems: string[] = [];
+  if (!Array.isArray(members)) return [`${path}: must be a list`];
+  members.forEach((m, i) => {
+    if (typeof m?.name !== 'string') problems.push(`${path}[${i}].name: must be a string`);
+    if (m?.votes !== undefined && !isNonNegativeInteger(m.votes))
+      problems.push(`${path}[${i}].votes: must be an integer >= 0`);
+    if (m?.ready !== undefined && typeof m.ready !== 'boolean')
+      problems.push(`${path}[${i}].ready: must be a boolean`);
+    if (m?.labels !== undefined && (typeof m.labels !== 'object' || m.labels === null))
+      problems.push(`${path}[${i}].labels: must be a map of strings, or absent`);
+  });
+  const total = members.reduce((t, m) => t + (isNonNegativeInteger(m?.votes) ? m.votes : 1), 0);
+  if (!Number.isSafeInteger(total))
+    problems.push(`${path}: the votes add up to more than ${Number.MAX_SAFE_INTEGER}`);
+  return problems;
+}

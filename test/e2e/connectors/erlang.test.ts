@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createErlangConnector,
+  type ErlangConnector,
+  type ErlangConnectorConfig,
+} from '../../../operator/agent/connectors/erlang.js';
+import type { SpawnInfo } from '../../../operator/agent/connectors/process.js';
+import { runAgentRound } from '../../../operator/agent/round-runner.js';
+import { ErlangTestEnv, processAlive, waitFor, type BeamNode } from '../../support/erlang.js';
+
+// Real BEAM nodes on 127.0.0.1 with a private epmd; see test/support/erlang.ts.
+
+let world: ErlangTestEnv;
+let a: BeamNode;
+let b: BeamNode;
+let c: BeamNode;
+let work: string;
+const spawned: SpawnInfo[] = [];
+const connectors: ErlangConnector[] = [];
+const worldPids: number[] = [];
+
+function connectorEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    ERL_EPMD_PORT: String(world.epmdPort),
+    RELEASE_COOKIE: world.cookie,
+  };
+}
+
+async function connectorFor(
+  node: string,
+  extra: Partial<ErlangConnectorConfig> = {},
+): Promise<ErlangConnector> {
+  const conn = await createErlangConnector(
+    { kind: 'erlang', nodeName: node, workDir: work, ...extra },
+    { env: connectorEnv(), onSpawn: (i) => spawned.push(i) },
+  );
+  connectors.push(conn);
+  return conn;
+}
+
+/** Every process's command line and environment that holds `needle` (other than this test process). */
+function processesHolding(needle: string): string[] {
+  const hits: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    if (Number(pid) === process.pid) continue;
+    for (const what of ['cmdline', 'environ']) {
+      try {
+        const text = readFileSync(`/proc/${pid}/${what}`).toString('utf8');
+        if (text.includes(needle)) hits.push(`${pid} ${what}: ${text.replace(/\0/g, ' ').slice(0, 200)}`);
+      } catch {
+        // gone, or not ours to read
+      }
+    }
+  }
+  return hits;
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'ctopo-erl-test-'));
+  world = await ErlangTestEnv.start();
+  [a, b, c] = await Promise.all([world.startNode('a'), world.startNode('b'), world.startNode('c')]);
+  worldPids.push(...world.pids());
+}, 60_000);
+
+afterAll(async () => {
+  for (const conn of connectors) await conn.close();
+  await world?.stop();
+  await rm(work, { recursive: true, force: true });
+  // Nothing of this world is left running.
+  for (const pid of worldPids) expect(processAlive(pid)).toBe(false);
+}, 60_000);
+
+describe('erlang connector against real nodes', () => {
+  it('finds erl_call and infers long names from a dotted host', async () => {
+    const conn = await connectorFor(a.name);
+    expect(conn.distribution).toBe('name');
+    expect(conn.erlCallPath).toMatch(/erl_call$/);
+  });
+
+  it('connects two and three nodes, as the nodes themselves see it, and disconnects', async () => {
+    const conn = await connectorFor(a.name);
+    const rb = await conn.connect(b.name);
+    expect(rb).toMatchObject({ ok: true, action: 'connect', node: b.name });
+    await world.waitForNodes(a.name, [b.name]);
+    expect(await b.nodes()).toEqual([a.name]);
+
+    const rc = await conn.connect(c.name);
+    expect(rc.ok).toBe(true);
+    expect(await a.nodes()).toEqual([b.name, c.name]);
+    // The connector's own view agrees.
+    const listed = await conn.connected();
+    expect(listed.ok && [...listed.nodes].sort()).toEqual([b.name, c.name]);
+
+    // Disconnect c; b stays.
+    const dc = await conn.disconnect(c.name);
+    expect(dc).toMatchObject({ ok: true, action: 'disconnect', node: c.name });
+    await waitFor(async () => !(await a.nodes()).includes(c.name), { what: 'a to lose c' });
+    expect(await a.nodes()).toContain(b.name);
+
+    // Disconnecting a node that is not connected succeeds, with a note.
+    await waitFor(async () => !(await c.nodes()).includes(a.name), { what: 'c to lose a' });
+    const again = await conn.disconnect(c.name);
+    expect(again).toMatchObject({ ok: true, note: 'was not connected' });
+
+    expect((await conn.disconnect(b.name)).ok).toBe(true);
+    await world.waitForNodes(a.name, []);
+  }, 60_000);
+
+  it('reports an unreachable node as refused, and connects once it runs', async () => {
+    const conn = await connectorFor(a.name);
+    const late = world.nodeName('late');
+    const r1 = await conn.connect(late);
+    expect(r1).toMatchObject({ ok: false, failure: 'Refused', node: late });
+    if (!r1.ok) expect(r1.error).toContain('returned false');
+
+    const node = await world.startNode('late');
+    const r2 = await conn.connect(late);
+    expect(r2.ok).toBe(true);
+    await world.waitForNodes(late, [a.name]);
+    await conn.disconnect(late);
+    await node.stop();
+  }, 60_000);
+
+  it('cannot connect to a node with another cookie', async () => {
+    const conn = await connectorFor(a.name);
+    const other = await world.startNode('othercookie', { cookie: 'someothercookie' });
+    const r = await conn.connect(other.name);
+    expect(r).toMatchObject({ ok: false, failure: 'Refused' });
+    expect(await a.nodes()).not.toContain(other.name);
+    await other.stop();
+  }, 60_000);
+
+  it('reads the cookie from the private HOME: with a wrong cookie nothing works', async () => {
+    const conn = await createErlangConnector(
+      { kind: 'erlang', nodeName: a.name, workDir: work },
+      { env: { ...connectorEnv(), RELEASE_COOKIE: 'notthecookie' } },
+    );
+    connectors.push(conn);
+    const r = await conn.connect(b.name);
+    expect(r).toMatchObject({ ok: false, failure: 'LocalNodeUnreachable' });
+    const self = await conn.selfName();
+    expect(self.ok).toBe(false);
+  });
+
+  it('takes the cookie from a file as well, and keeps its copy private (0400 in a 0700 dir) until close', async () => {
+    const cookieFile = join(work, 'mounted-cookie');
+    await writeFile(cookieFile, `${world.cookie}\n`, { mode: 0o644 });
+    const before = new Set(readdirSync(work));
+    const conn = await createErlangConnector(
+      { kind: 'erlang', nodeName: a.name, workDir: work, cookieFile },
+      { env: { PATH: process.env.PATH, ERL_EPMD_PORT: String(world.epmdPort) } },
+    );
+    const made = readdirSync(work).filter((d) => !before.has(d));
+    expect(made).toHaveLength(1);
+    const dir = join(work, made[0]!);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, '.erlang.cookie')).mode & 0o777).toBe(0o400);
+    expect(readFileSync(join(dir, '.erlang.cookie'), 'utf8')).toBe(world.cookie);
+    const self = await conn.selfName();
+    expect(self).toEqual({ ok: true, name: a.name });
+    await conn.close();
+    expect(existsSync(dir)).toBe(false);
+    await conn.close(); // idempotent
+  });
+
+  it('tells the local node its real name, and finds the real name even when the configured one is wrong', async () => {
+    const conn = await connectorFor(a.name);
+    expect(await conn.selfName()).toEqual({ ok: true, name: a.name });
+
+    // A wrong RELEASE_NODE: a node of that name does not exist.
+    const wrong = await connectorFor('a@127.0.0.2');
+    // (its host 127.0.0.2 has no epmd: this world's epmd listens on 127.0.0.1 only)
+    expect(await wrong.selfName()).toMatchObject({ ok: false, failure: 'LocalNodeUnreachable' });
+    const found = await wrong.discoverLocalNodes();
+    expect(found.ok).toBe(true);
+    if (found.ok) {
+      const names = found.nodes.map((n) => n.fullName).filter(Boolean);
+      expect(names).toEqual(expect.arrayContaining([a.name, b.name, c.name]));
+    }
+  }, 30_000);
+
+  it('reports a local node that does not run', async () => {
+    const conn = await connectorFor(world.nodeName('nosuchnode'));
+    const r = await conn.connect(b.name);
+    expect(r).toMatchObject({ ok: false, failure: 'LocalNodeUnreachable' });
+    if (!r.ok) expect(r.error).not.toContain(world.cookie);
+    const l = await conn.connected();
+    expect(l).toMatchObject({ ok: false, failure: 'LocalNodeUnreachable' });
+  });
+
+  it('runs concurrent calls without erl_call name clashes', async () => {
+    const conn = await connectorFor(a.name, { concurrency: 4 });
+    const results = await Promise.all(Array.from({ length: 12 }, () => conn.connect(b.name)));
+    expect(results.map((r) => r.ok)).toEqual(Array(12).fill(true));
+    // Only the connector's fixed hidden names were used.
+    const hidden = new Set(
+      spawned.filter((s) => s.args.includes('-h')).map((s) => s.args[s.args.indexOf('-h') + 1]),
+    );
+    expect(hidden.size).toBeGreaterThan(0);
+    await conn.disconnect(b.name);
+  }, 30_000);
+
+  it('times out on a frozen local node, kills erl_call, and never shows the cookie on a command line or in an environment', async () => {
+    const conn = await connectorFor(a.name, { timeoutMs: 2000 });
+    const seen: SpawnInfo[] = [];
+    const observed = await createErlangConnector(
+      { kind: 'erlang', nodeName: a.name, workDir: work, timeoutMs: 2000 },
+      { env: connectorEnv(), onSpawn: (i) => seen.push(i) },
+    );
+    connectors.push(observed);
+    a.suspend();
+    try {
+      const pending = observed.connect(b.name);
+      const pid = await waitFor(() => seen[0]?.pid, { what: 'erl_call to start' });
+      // erl_call is running now (stuck on the frozen node): look at it from outside.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`).toString('utf8').split('\0');
+      expect(cmdline.join(' ')).toContain('erl_call');
+      expect(cmdline.join(' ')).toContain(`'${b.name}'`);
+      expect(cmdline.join(' ')).not.toContain(world.cookie);
+      expect(readFileSync(`/proc/${pid}/environ`).toString('utf8')).not.toContain(world.cookie);
+      expect(processesHolding(world.cookie)).toEqual([]);
+      const started = Date.now();
+      const r = await pending;
+      expect(r).toMatchObject({ ok: false, failure: 'Timeout' });
+      expect(Date.now() - started).toBeLessThan(6000);
+      expect(processAlive(pid)).toBe(false);
+    } finally {
+      a.resume();
+    }
+    void conn;
+  }, 30_000);
+
+  it('refuses hostile names before spawning anything, and no shell ever sees them', async () => {
+    const marker = join(work, 'pwned');
+    const conn = await connectorFor(a.name);
+    const hostile = [
+      `x@127.0.0.1; touch ${marker}`,
+      `$(touch ${marker})@127.0.0.1`,
+      `\`touch ${marker}\`@127.0.0.1`,
+      `a@127.0.0.1'] ; os:cmd("touch ${marker}") ; ['`,
+      `a'@127.0.0.1`,
+      `a"@127.0.0.1`,
+      'a@127.0.0.1\ntouch /tmp/x',
+      'a@127.0.0.1\\',
+      "'a@127.0.0.1'",
+      'a@127.0.0.1 b@127.0.0.1',
+      'a@',
+      '@127.0.0.1',
+      '',
+      'a@b@c',
+      `a@127.0.0.1%'),os:cmd("touch ${marker}"),'`,
+    ];
+    const before = spawned.length;
+    for (const node of hostile) {
+      for (const r of [await conn.connect(node), await conn.disconnect(node)]) {
+        expect(r).toMatchObject({ ok: false, failure: 'InvalidNodeName', node });
+      }
+    }
+    expect(spawned.length).toBe(before);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('never passes the cookie in any argv it spawned', () => {
+    expect(spawned.length).toBeGreaterThan(10);
+    for (const s of spawned) {
+      expect(s.args.join('\n')).not.toContain(world.cookie);
+      expect(s.args).not.toContain('-c');
+    }
+  });
+
+  it('drives rounds: connect the list, drop a node the status dropped, retry a failed one', async () => {
+    const conn = await connectorFor(a.name);
+    const late = world.nodeName('roundlate');
+    let round = await runAgentRound(conn, [], [a.name, b.name, c.name, late], a.name);
+    expect(round.plan.connect).toEqual([b.name, c.name, late]);
+    expect(round.outcome.remembered).toEqual([b.name, c.name]);
+    expect(round.outcome.failedConnects).toEqual([late]);
+    await world.waitForNodes(a.name, [b.name, c.name]);
+
+    const node = await world.startNode('roundlate');
+    round = await runAgentRound(conn, round.outcome.remembered, [a.name, b.name, late], a.name);
+    expect(round.plan.disconnect).toEqual([c.name]);
+    expect(round.outcome.remembered).toEqual([b.name, late]);
+    await waitFor(
+      async () => {
+        const ns = await a.nodes();
+        return ns.includes(b.name) && ns.includes(late) && !ns.includes(c.name);
+      },
+      { what: 'a connected to b and roundlate, not c' },
+    );
+
+    // An empty list from a real status disconnects everyone the agent connected.
+    round = await runAgentRound(conn, round.outcome.remembered, [], a.name);
+    expect(round.outcome.disconnected).toEqual([b.name, late]);
+    expect(round.outcome.remembered).toEqual([]);
+    await node.stop();
+    await world.waitForNodes(a.name, []);
+  }, 60_000);
+
+  it('measures what one connect costs', async () => {
+    const conn = await connectorFor(a.name);
+    const samples: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const r = await conn.connect(b.name);
+      expect(r.ok).toBe(true);
+      samples.push(Math.round(r.ms * 10) / 10);
+    }
+    await conn.disconnect(b.name);
+    console.log(`erl_call connect cost (ms): ${samples.join(', ')}`);
+    expect(Math.min(...samples)).toBeLessThan(2000);
+  });
+});
