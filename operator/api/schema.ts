@@ -9,6 +9,8 @@
  * fields, and each bad value is refused by the API server with a message naming the field.
  */
 
+import { defaultFailureDomainLevels } from '../failure-domains/types.js';
+
 export const GROUP = 'cluster.netzlive.io';
 export const VERSION = 'v1alpha1';
 export const KIND = 'ClusterTopology';
@@ -18,13 +20,9 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const DEFAULT_HOSTNAME_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
 export const DEFAULT_NODENAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
 export const DEFAULT_POLLING_INTERVAL = '10s';
-export const DEFAULT_FAILURE_DOMAIN_LEVELS = [
-  { key: 'topology.kubernetes.io/region' },
-  { key: 'topology.kubernetes.io/zone' },
-  { key: 'kubernetes.io/hostname' },
-];
+export const DEFAULT_FAILURE_DOMAIN_LEVELS = defaultFailureDomainLevels.map((l) => ({ ...l }));
 
-/** The exclusion reasons; their names are part of the API. */
+/** Why a selected pod is not a peer; every excluded pod carries exactly one. The names are API. */
 export const EXCLUSION_REASONS = [
   'NoPodIP',
   'PodFinished',
@@ -165,6 +163,7 @@ export const specSchema: JSONSchema = {
           description:
             'Levels of failure domains, outermost first. Default: region, zone, hostname (the well-known Node labels).',
           items: failureDomainLevel,
+          minItems: 1,
           maxItems: 10,
           default: DEFAULT_FAILURE_DOMAIN_LEVELS,
           'x-kubernetes-validations': [
@@ -253,7 +252,12 @@ const failureDomainsStatus: JSONSchema = {
     learners: int('Members without a vote.'),
     quorum: int('Q = floor(W/2)+1.'),
     faultTolerance: int('f = W - Q: votes that may be lost.'),
-    unknownPlacementWeight: int('Votes whose placement is unknown (no Node label, unscheduled, Node gone).'),
+    unknownPlacementWeight: int(
+      'Votes whose placement is unknown at one level or more (no Node label, unscheduled, Node gone).',
+    ),
+    missingVoters: int(
+      'Voters that expectedVoters adds beyond the peers found: unknown placement, not ready.',
+    ),
     readyVotingWeight: int('Votes of ready members.'),
     currentFaultTolerance: int('Ready votes minus Q (negative: quorum is lost now).'),
     verdict: str(
@@ -270,6 +274,7 @@ const failureDomainsStatus: JSONSchema = {
         required: ['key', 'domains', 'survivesAnySingle', 'maxSimultaneousFailures'],
         properties: {
           key: str('Level (Node label key).'),
+          within: str('The level this one is qualified by.'),
           domains: int('Domains holding members.'),
           survivesAnySingle: str('Whether every single domain of this level may be lost.', {
             enum: ['True', 'False', 'Unknown'],
@@ -301,10 +306,12 @@ const failureDomainsStatus: JSONSchema = {
           domain: str('Domain name (parent/child with within).'),
           voters: int('Members inside.'),
           votingWeight: int('Votes inside.'),
+          learners: int('Members without a vote inside.'),
           votesLeftIfLost: int('Votes left if this domain disappears.'),
           verdict: str('With every member ready.', { enum: verdict }),
           verdictNow: str('Counting members not ready now as lost.', { enum: verdict }),
-          members: { type: 'array', items: str('Member.') },
+          members: { type: 'array', items: str('Member.'), description: 'Members inside (at most 20).' },
+          membersNotListed: int('Members left out of the list.'),
         },
       },
     },

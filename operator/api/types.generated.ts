@@ -73,6 +73,8 @@ export interface FailureDomainLevel {
 export interface FailureDomainLevelStatus {
   /** Level (Node label key). */
   key: string;
+  /** The level this one is qualified by. */
+  within?: string;
   /** Domains holding members. */
   domains: number;
   /** Whether every single domain of this level may be lost. */
@@ -103,8 +105,10 @@ export interface FailureDomainsStatus {
   quorum: number;
   /** f = W - Q: votes that may be lost. */
   faultTolerance: number;
-  /** Votes whose placement is unknown (no Node label, unscheduled, Node gone). */
+  /** Votes whose placement is unknown at one level or more (no Node label, unscheduled, Node gone). */
   unknownPlacementWeight?: number;
+  /** Voters that expectedVoters adds beyond the peers found: unknown placement, not ready. */
+  missingVoters?: number;
   /** Votes of ready members. */
   readyVotingWeight?: number;
   /** Ready votes minus Q (negative: quorum is lost now). */
@@ -126,13 +130,18 @@ export interface FailureDomainStatus {
   voters: number;
   /** Votes inside. */
   votingWeight: number;
+  /** Members without a vote inside. */
+  learners?: number;
   /** Votes left if this domain disappears. */
   votesLeftIfLost: number;
   /** With every member ready. */
   verdict: "Survives" | "AtRisk" | "Breaks";
   /** Counting members not ready now as lost. */
   verdictNow: "Survives" | "AtRisk" | "Breaks";
+  /** Members inside (at most 20). */
   members: string[];
+  /** Members left out of the list. */
+  membersNotListed?: number;
 }
 
 export interface LastResponse {

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { specSchema, type JSONSchema } from './schema.js';
 import { toOpenApi } from './generate.js';
 import type { ClusterTopologySpec, FailureDomainLevel } from './types.generated.js';
+import { checkFailureDomainSettings } from '../failure-domains/index.js';
 
 /**
  * Validates a ClusterTopology spec the way the API server does (the same schema), and fills
@@ -88,14 +89,9 @@ export function validateSpec(input: unknown): SpecCheck {
   if (!/\S/.test(spec.selector as string)) problems.push('spec.selector: must not be blank');
   const interval = parseDuration(spec.pollingInterval as string);
   if (interval === undefined || interval < 1000) problems.push('spec.pollingInterval: must be at least 1s');
-  const levels = (spec.failureDomains as ResolvedSpec['failureDomains']).levels;
-  const keys = levels.map((l) => l.key);
-  levels.forEach((l, i) => {
-    if (keys.indexOf(l.key) !== i)
-      problems.push(`spec.failureDomains.levels[${i}].key: "${l.key}" is listed twice`);
-    if (l.within !== undefined && (l.within === l.key || !keys.includes(l.within)))
-      problems.push(`spec.failureDomains.levels[${i}].within: "${l.within}" is not the key of another level`);
-  });
+  // within naming another level, unique keys, no cycles, partitionLevel among the levels
+  for (const p of checkFailureDomainSettings(spec.failureDomains as ResolvedSpec['failureDomains']))
+    problems.push(p.startsWith('spec.') ? p : `spec.failureDomains.${p}`);
   return problems.length ? { ok: false, problems } : { ok: true, spec: spec as unknown as ResolvedSpec };
 }
 

@@ -182,7 +182,7 @@ export class TopologyController {
   private async listAll(path: string, query: Record<string, string>): Promise<ObjectList<KubeObject>> {
     const items: KubeObject[] = [];
     let cont: string | undefined;
-    let rv = '';
+    let rv: string;
     do {
       const page = await this.kube.request<ObjectList<KubeObject>>('GET', path, {
         query: { ...query, limit: PAGE, continue: cont },

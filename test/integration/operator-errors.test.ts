@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import { freshNamespace, installCrd, kubeconfigForToken, kubeconfigForUser, sharedCluster } from '../support/cluster.js';
+import {
+  freshNamespace,
+  installCrd,
+  kubeconfigForToken,
+  kubeconfigForUser,
+  sharedCluster,
+} from '../support/cluster.js';
 import {
   applyTopology,
   canI,
@@ -41,10 +47,18 @@ describe('401/403: listing pods refused (RBAC taken away for real)', () => {
     await grantOperatorRbac(s, user(), [ns], ns);
     kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
     await seedPods(s, ns, 3);
-    await applyTopology(s, ns, 'retain', { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '1s' });
-    await applyTopology(s, ns, 'disconnect', { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '1s', onForbidden: 'Disconnect' });
+    await applyTopology(s, ns, 'retain', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    await applyTopology(s, ns, 'disconnect', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+      onForbidden: 'Disconnect',
+    });
     op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
-    for (const t of ['retain', 'disconnect']) await waitFor(`${t}: 3 peers`, async () => (await topologyStatus(s, ns, t))?.peerCount === 3, 20_000);
+    for (const t of ['retain', 'disconnect'])
+      await waitFor(`${t}: 3 peers`, async () => (await topologyStatus(s, ns, t))?.peerCount === 3, 20_000);
   });
   afterAll(async () => {
     await op?.stop();
@@ -52,28 +66,48 @@ describe('401/403: listing pods refused (RBAC taken away for real)', () => {
 
   it('Retain keeps the last list, Disconnect empties it; both say 403, Degraded, with a Warning event', async () => {
     await revokePods(s, ns, ns);
-    await waitFor('RBAC to take effect', async () => !(await canI(s, kubeconfig, ['list', 'pods', '-n', ns])), 20_000);
+    await waitFor(
+      'RBAC to take effect',
+      async () => !(await canI(s, kubeconfig, ['list', 'pods', '-n', ns])),
+      20_000,
+    );
 
-    const retain = await waitFor('retain: 403', async () => {
-      const st = await topologyStatus(s, ns, 'retain');
-      return st?.lastResponse?.code === '403' ? st : undefined;
-    }, 20_000);
+    const retain = await waitFor(
+      'retain: 403',
+      async () => {
+        const st = await topologyStatus(s, ns, 'retain');
+        return st?.lastResponse?.code === '403' ? st : undefined;
+      },
+      20_000,
+    );
     expect(retain.lastResponse).toMatchObject({ code: '403', reason: 'Forbidden' });
     expect(retain.lastResponse!.message).toMatch(/forbidden/i);
-    expect(retain.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.2.0.1', 'web-1@10.2.0.2', 'web-2@10.2.0.3']);
+    expect(retain.peers!.map((p) => p.nodeName)).toEqual([
+      'web-0@10.2.0.1',
+      'web-1@10.2.0.2',
+      'web-2@10.2.0.3',
+    ]);
     expect(condition(retain, 'Degraded')).toMatchObject({ status: 'True', reason: 'Forbidden' });
     expect(condition(retain, 'Ready')).toMatchObject({ status: 'False', reason: 'Forbidden' });
 
-    const disconnect = await waitFor('disconnect: 403 and no peers', async () => {
-      const st = await topologyStatus(s, ns, 'disconnect');
-      return st?.lastResponse?.code === '403' ? st : undefined;
-    }, 20_000);
+    const disconnect = await waitFor(
+      'disconnect: 403 and no peers',
+      async () => {
+        const st = await topologyStatus(s, ns, 'disconnect');
+        return st?.lastResponse?.code === '403' ? st : undefined;
+      },
+      20_000,
+    );
     expect(disconnect.peers).toEqual([]);
     expect(disconnect.peerCount).toBe(0);
     expect(condition(disconnect, 'Degraded')?.message).toMatch(/onForbidden is Disconnect/);
 
     for (const t of ['retain', 'disconnect']) {
-      const ev = await waitFor(`${t}: a Warning event`, async () => (await eventsFor(s, ns, t)).find((e) => e.type === 'Warning' && e.reason === 'Forbidden'), 10_000);
+      const ev = await waitFor(
+        `${t}: a Warning event`,
+        async () => (await eventsFor(s, ns, t)).find((e) => e.type === 'Warning' && e.reason === 'Forbidden'),
+        10_000,
+      );
       expect(ev.message).toMatch(/403/);
     }
   });
@@ -82,13 +116,21 @@ describe('401/403: listing pods refused (RBAC taken away for real)', () => {
     const sinceBefore = (await topologyStatus(s, ns, 'retain'))!.lastResponse!.since;
     await restorePods(s, ns, ns, user());
     for (const t of ['retain', 'disconnect']) {
-      const st = await waitFor(`${t}: recovered`, async () => {
-        const x = await topologyStatus(s, ns, t);
-        return x?.lastResponse?.code === '200' && x.peerCount === 3 ? x : undefined;
-      }, 30_000);
+      const st = await waitFor(
+        `${t}: recovered`,
+        async () => {
+          const x = await topologyStatus(s, ns, t);
+          return x?.lastResponse?.code === '200' && x.peerCount === 3 ? x : undefined;
+        },
+        30_000,
+      );
       expect(condition(st, 'Degraded')).toMatchObject({ status: 'False' });
       expect(condition(st, 'Ready')).toMatchObject({ status: 'True' });
-      await waitFor(`${t}: a Recovered event`, async () => (await eventsFor(s, ns, t)).some((e) => e.type === 'Normal' && e.reason === 'Recovered'), 10_000);
+      await waitFor(
+        `${t}: a Recovered event`,
+        async () => (await eventsFor(s, ns, t)).some((e) => e.type === 'Normal' && e.reason === 'Recovered'),
+        10_000,
+      );
     }
     const after = (await topologyStatus(s, ns, 'retain'))!.lastResponse!.since;
     expect(Date.parse(after)).toBeGreaterThan(Date.parse(sinceBefore));
@@ -112,7 +154,10 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     proxy = await new FaultProxy(s).start();
     const kubeconfig = await kubeconfigForToken(s, `proxy-${ns}.kubeconfig`, token, proxy.url);
     await seedPods(s, ns, 2);
-    await applyTopology(s, ns, 'web', { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '1s' });
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
     // The polls: lists of this namespace's pods (not the watch, not the status writes).
     podLists = new RegExp(`^/api/v1/namespaces/${ns}/pods\\?(?!.*watch=true)`);
     op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
@@ -124,10 +169,14 @@ describe('other statuses and dropped connections, through a fault-injecting prox
   });
 
   const expectKept = async (code: string, timeoutMs = 20_000) => {
-    const st = await waitFor(`lastResponse ${code}`, async () => {
-      const x = await topologyStatus(s, ns, 'web');
-      return x?.lastResponse?.code === code ? x : undefined;
-    }, timeoutMs);
+    const st = await waitFor(
+      `lastResponse ${code}`,
+      async () => {
+        const x = await topologyStatus(s, ns, 'web');
+        return x?.lastResponse?.code === code ? x : undefined;
+      },
+      timeoutMs,
+    );
     expect(st.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.2.0.1', 'web-1@10.2.0.2']);
     expect(condition(st, 'Degraded')?.status).toBe('True');
     return st;
@@ -139,7 +188,11 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     expect(st.lastResponse!.message).toContain('injected by the fault proxy');
     expect(condition(st, 'Degraded')?.reason).toBe('ListFailed');
     proxy.set({ kind: 'pass' });
-    await waitFor('recovery', async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200', 20_000);
+    await waitFor(
+      'recovery',
+      async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200',
+      20_000,
+    );
   });
 
   it('dropped connections: TransportError, the last list kept; recovery without a restart', async () => {
@@ -149,12 +202,20 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     expect(st.lastResponse!.reason).toBe('TransportError');
     expect(condition(st, 'Degraded')?.reason).toBe('TransportError');
     proxy.set({ kind: 'pass' });
-    await waitFor('recovery', async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200', 20_000);
+    await waitFor(
+      'recovery',
+      async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200',
+      20_000,
+    );
     expect(await op.metricSum('ctopo_watch_restarts_total')).toBeGreaterThan(restartsBefore);
     // The watch is back: a new pod shows up.
     await createPod(s, ns, 'web-9');
     await setPodStatus(s, ns, 'web-9', { ip: '10.2.0.9' });
-    await waitFor('web-9 joins', async () => (await topologyStatus(s, ns, 'web'))?.peers?.some((p) => p.nodeName === 'web-9@10.2.0.9'), 20_000);
+    await waitFor(
+      'web-9 joins',
+      async () => (await topologyStatus(s, ns, 'web'))?.peers?.some((p) => p.nodeName === 'web-9@10.2.0.9'),
+      20_000,
+    );
     expect(op.exitCode).toBeUndefined();
   });
 
@@ -162,6 +223,10 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     proxy.set({ kind: 'hang' }, podLists);
     await expectKept('TransportError', 60_000); // a request without an answer is given up after 30 s
     proxy.set({ kind: 'pass' });
-    await waitFor('recovery', async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200', 60_000);
+    await waitFor(
+      'recovery',
+      async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200',
+      60_000,
+    );
   }, 120_000);
 });

@@ -1,0 +1,46 @@
+/**
+ * Naming: from pods to Erlang-style node names `name@host` (seed 000, "Node names").
+ *
+ * - resolvePeers(pods, settings) → { peers, excluded }: the engine (resolve.ts has the spec).
+ * - parsePodInput(text): pods from `kubectl get pods -o json|yaml` output, for `ctopo resolve -f`.
+ * - formatResolveTable / formatResolveJson: the two outputs of `ctopo resolve`.
+ * - compileJsonPath / selectValue: the checked JSONPath subset naming annotations may use.
+ * - checkNodeName and friends: the node-name grammar every peer satisfies.
+ */
+export {
+  DEFAULT_HOSTNAME_ANNOTATION,
+  DEFAULT_NODENAME_ANNOTATION,
+  DEFAULT_NAMING_SETTINGS,
+  EXCLUSION_REASONS,
+  type ExclusionReason,
+  type Excluded,
+  type HostSource,
+  type NameSource,
+  type NamingSettings,
+  type Peer,
+  type ResolveResult,
+} from './types.js';
+export { resolvePeers } from './resolve.js';
+export { parsePodInput, type PodInput } from './pod-input.js';
+export { formatResolveJson, formatResolveTable } from './format.js';
+export {
+  compileJsonPath,
+  selectValue,
+  classifyMatches,
+  jsonPathCacheStats,
+  clearJsonPathCache,
+  MAX_EXPRESSION_BYTES,
+  COMPILE_CACHE_CAPACITY,
+  type Compilation,
+  type CompiledJsonPath,
+  type Selection,
+} from './jsonpath.js';
+export {
+  checkNodeName,
+  checkNamePart,
+  checkHostPart,
+  isValidNodeName,
+  isDnsName,
+  MAX_NODE_NAME_LENGTH,
+  type NodeNameCheck,
+} from './node-name.js';
