@@ -17,7 +17,11 @@ export default {
       transform: {},
       testMatch: ['<rootDir>/dist/test/unit/**/*.test.js'],
     },
-    { displayName: 'integration', ...withControlPlane, testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'] },
+    {
+      displayName: 'integration',
+      ...withControlPlane,
+      testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'],
+    },
     { displayName: 'e2e', ...withControlPlane, testMatch: ['<rootDir>/dist/test/e2e/**/*.test.js'] },
   ],
 };
