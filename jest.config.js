@@ -6,6 +6,7 @@ const withControlPlane = {
   transform: {},
   globalSetup: '<rootDir>/dist/test/support/global-setup.js',
   globalTeardown: '<rootDir>/dist/test/support/global-teardown.js',
+  setupFilesAfterEnv: ['<rootDir>/dist/test/support/cleanup.js'],
 };
 
 export default {

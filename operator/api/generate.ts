@@ -69,7 +69,7 @@ export function crdObject(): Record<string, unknown> {
 export function renderCrd(): string {
   return (
     '# Generated from operator/api/schema.ts by `npm run generate`. Do not edit.\n' +
-    stringify(crdObject(), { lineWidth: 0 })
+    stringify(crdObject(), { lineWidth: 0, version: '1.1' })
   );
 }
 

@@ -282,6 +282,13 @@ const failureDomainsStatus: JSONSchema = {
           maxSimultaneousFailures: int(
             'Largest number of domains of this level that may be lost at once, worst case.',
           ),
+          unknownPlacementWeight: int('Votes whose placement at this level is unknown.'),
+          unknownPlacementMembers: {
+            type: 'array',
+            items: str('Member.'),
+            description: 'Those members (at most 20).',
+          },
+          unknownPlacementMembersNotListed: int('Members of unknown placement left out of the list.'),
           advisory: str('What to change.'),
         },
       },

@@ -81,6 +81,12 @@ export interface FailureDomainLevelStatus {
   survivesAnySingle: "True" | "False" | "Unknown";
   /** Largest number of domains of this level that may be lost at once, worst case. */
   maxSimultaneousFailures: number;
+  /** Votes whose placement at this level is unknown. */
+  unknownPlacementWeight?: number;
+  /** Those members (at most 20). */
+  unknownPlacementMembers?: string[];
+  /** Members of unknown placement left out of the list. */
+  unknownPlacementMembersNotListed?: number;
   /** What to change. */
   advisory?: string;
 }

@@ -327,12 +327,18 @@ export class TopologyController {
       nodeLabels: (node) => this.nodes?.get(undefined, node)?.metadata.labels,
     });
     if (!shouldWrite(previous, next, now)) return { kind: 'Done' };
+    const patch = mergePatch(previous ?? {}, next);
+    this.log('debug', 'writing status', {
+      key,
+      fields: Object.keys(patch as object),
+      patch: JSON.stringify(patch).slice(0, 2000),
+    });
     try {
       await this.kube.request(
         'PATCH',
         `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(ns)}/${PLURAL}/${encodeURIComponent(name)}/status`,
         {
-          body: { status: mergePatch(previous ?? {}, next) },
+          body: { status: patch },
           contentType: 'application/merge-patch+json',
         },
       );

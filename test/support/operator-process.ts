@@ -8,6 +8,7 @@ export const ctopoBin = join(repoRoot, 'bin', 'ctopo.js');
 
 /** A `ctopo` process (operator or agent) as users run it, with its output kept for assertions. */
 export class CtopoProcess {
+  private static readonly running = new Set<CtopoProcess>();
   readonly child: ChildProcess;
   output = '';
   exitCode: number | null | undefined;
@@ -20,7 +21,18 @@ export class CtopoProcess {
     });
     this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
-    this.exited = new Promise((r) => this.child.once('exit', (code) => r((this.exitCode = code))));
+    this.exited = new Promise((r) =>
+      this.child.once('exit', (code) => {
+        CtopoProcess.running.delete(this);
+        r((this.exitCode = code));
+      }),
+    );
+    CtopoProcess.running.add(this);
+  }
+
+  /** Kills every ctopo process this test file started and has not stopped. */
+  static async stopAll(): Promise<void> {
+    await Promise.all([...CtopoProcess.running].map((p) => p.stop('SIGKILL')));
   }
 
   /** The health/metrics port the process printed. */

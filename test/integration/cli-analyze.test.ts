@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import {
+  freshNamespace,
+  installCrd,
+  kubeconfigForUser,
+  kubectlOk,
+  sharedCluster,
+} from '../support/cluster.js';
+import {
+  applyTopology,
+  createNode,
+  createPod,
+  grantOperatorRbac,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
+import { startOperator, type CtopoProcess } from '../support/operator-process.js';
+import { waitFor } from '../support/wait.js';
+import { fixture, runCtopo } from './cli-run.js';
+
+// `ctopo analyze` end to end: offline on layout files, and live on the analysis the real operator
+// writes for pods bound to Nodes with failure-domain labels (seed 003's three voters).
+
+const SITE = 'example.com/site';
+const HV = 'example.com/hypervisor';
+
+describe('ctopo analyze --layout (offline)', () => {
+  it("seed 003 (2+1 over two sites, two voters on one hypervisor): the seed's table, Breaks, exit 1", async () => {
+    const r = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Verdict: Breaks');
+    expect(r.stdout).toMatch(/\| What disappears +\| Voters left +\| Writes still commit +\|/);
+    expect(r.stdout).toMatch(/\| site A \(etcd-1, etcd-2\) +\| 1 of 3 +\| No +\|/);
+    expect(r.stdout).toMatch(/\| site B \(etcd-3\) +\| 2 of 3 +\| Yes +\|/);
+    expect(r.stdout).toMatch(/\| hypervisor hv-1 \(etcd-1, etcd-2\) +\| 1 of 3 +\| No +\|/);
+    expect(r.stdout).toMatch(
+      /\| the link between sites only +\| 2 of 3 on one side +\| Only on the majority side +\|/,
+    );
+  });
+
+  it('the JSON layout gives the same analysis; -o json is the analysis document', async () => {
+    const yaml = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), '-o', 'json']);
+    const json = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.json'), '-o', 'json']);
+    expect(yaml.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(yaml.stdout));
+    expect(JSON.parse(yaml.stdout)).toMatchObject({
+      verdict: 'Breaks',
+      voters: 3,
+      quorum: 2,
+      faultTolerance: 1,
+    });
+  });
+
+  it('three sites: Survives, exit 0', async () => {
+    const r = await runCtopo(['analyze', '--layout', fixture('layouts', 'three-sites.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Verdict: Survives');
+  });
+
+  it('reads the layout on standard input', async () => {
+    const r = await runCtopo(['analyze', '--layout', '-'], {
+      input:
+        'levels: [{key: zone}]\nvoters: [{name: a, labels: {zone: z1}}, {name: b, labels: {zone: z2}}, {name: c}]\n',
+    });
+    expect(r.code).toBe(2); // c's zone is unknown: AtRisk
+    expect(r.stdout).toContain('Verdict: AtRisk');
+  });
+
+  it.each([
+    ['bad-types.yaml', 5],
+    ['bad-unknown-key.yaml', 3],
+    ['bad-within-cycle.yaml', 2],
+    ['bad-not-yaml.txt', 2],
+  ])('a bad layout (%s) prints every problem, exit 64', async (file, count) => {
+    const r = await runCtopo(['analyze', '--layout', fixture('layouts', file)]);
+    expect(r.code).toBe(64);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`has ${count} problem`);
+    expect(r.stderr.match(/^ {2}- /gm)).toHaveLength(count);
+  });
+
+  it.each([
+    [['analyze'], 'give a ClusterTopology NAME (live) or --layout FILE (offline)'],
+    [['analyze', '--layout', fixture('layouts', 'none.yaml')], 'no such file'],
+    [['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), 'web'], 'not both'],
+    [
+      ['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), '-o', 'yaml'],
+      '-o/--output must be table or json',
+    ],
+  ])('usage mistakes exit 64: %j', async (args, message) => {
+    const r = await runCtopo(args);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain(message);
+  });
+});
+
+describe('ctopo analyze NAME (live, the real operator)', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  const node = (i: number) => `${ns}-vm-${i}`;
+  const analyze = (...extra: string[]) =>
+    runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'etcd', ...extra]);
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    ns = await freshNamespace(s, 'cli-analyze');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    // Seed 003: three VMs, two on hypervisor hv-1 at site A, one at site B.
+    await createNode(s, node(1), { [SITE]: 'A', [HV]: `${ns}-hv-1` });
+    await createNode(s, node(2), { [SITE]: 'A', [HV]: `${ns}-hv-1` });
+    await createNode(s, node(3), { [SITE]: 'B', [HV]: `${ns}-hv-2` });
+    for (const i of [1, 2, 3]) {
+      await createPod(s, ns, `etcd-${i}`, { nodeName: node(i) });
+      await setPodStatus(s, ns, `etcd-${i}`, { ip: `10.9.0.${i}`, ready: true });
+    }
+    await applyTopology(s, ns, 'etcd', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '10m',
+      failureDomains: { levels: [{ key: SITE }, { key: HV }] },
+    });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await op.port();
+    await waitFor(
+      'the operator to analyse three voters',
+      async () => (await topologyStatus(s, ns, 'etcd'))?.failureDomains?.voters === 3,
+    ).catch((e: Error) => {
+      // Whatever kept the status from being written (a refused status write, say) is in its log.
+      throw new Error(`${e.message}\noperator output (last 3000 characters):\n${op.output.slice(-3000)}`);
+    });
+  });
+  afterAll(async () => {
+    await op?.stop();
+    if (s && ns) await kubectlOk(s, ['delete', 'node', node(1), node(2), node(3), '--ignore-not-found']);
+  });
+
+  it("prints the seed's table for the live topology: Breaks, exit 1", async () => {
+    const r = await analyze();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`^ClusterTopology ${ns}/etcd\\n`));
+    expect(r.stdout).toContain('3 voters (3 votes), 0 learners; quorum 2 of 3');
+    expect(r.stdout).toContain('Verdict: Breaks');
+    expect(r.stdout).toMatch(/\| site A \(etcd-1, etcd-2\) +\| 1 of 3 +\| No +\|/);
+    expect(r.stdout).toMatch(/\| site B \(etcd-3\) +\| 2 of 3 +\| Yes +\|/);
+    expect(r.stdout).toMatch(
+      new RegExp(`\\| hypervisor ${ns}-hv-1 \\(etcd-1, etcd-2\\) +\\| 1 of 3 +\\| No +\\|`),
+    );
+  });
+
+  it('-o json prints exactly .status.failureDomains', async () => {
+    const r = await analyze('-o', 'json');
+    expect(r.code).toBe(1);
+    const st = await topologyStatus(s, ns, 'etcd');
+    expect(JSON.parse(r.stdout)).toEqual(st!.failureDomains);
+  });
+
+  it('relabelling the Nodes (each voter its own site and hypervisor) turns the verdict to Survives, exit 0', async () => {
+    await kubectlOk(s, ['label', 'node', node(2), `${SITE}=C`, `${HV}=${ns}-hv-3`, '--overwrite']);
+    await waitFor(
+      'the status verdict Survives',
+      async () => (await topologyStatus(s, ns, 'etcd'))?.failureDomains?.verdict === 'Survives',
+    );
+    const r = await analyze();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Verdict: Survives');
+    expect(r.stdout).toMatch(/\| site C \(etcd-2\) +\| 2 of 3 +\| Yes +\|/);
+    // Every single domain may go; only a partition into three single-vote sides stops writes.
+    for (const [level, domain, pod] of [
+      ['site', 'A', 'etcd-1'],
+      ['site', 'B', 'etcd-3'],
+      ['hypervisor', `${ns}-hv-1`, 'etcd-1'],
+      ['hypervisor', `${ns}-hv-2`, 'etcd-3'],
+      ['hypervisor', `${ns}-hv-3`, 'etcd-2'],
+    ])
+      expect(r.stdout).toMatch(new RegExp(`\\| ${level} ${domain} \\(${pod}\\) +\\| 2 of 3 +\\| Yes +\\|`));
+    expect(r.stdout).toMatch(
+      /\| the links between sites only +\| at most 1 of 3 on any side +\| No \(no side holds a majority\) +\|/,
+    );
+  });
+
+  it('a Node losing its label makes it AtRisk (exit 2), naming the voter of unknown placement', async () => {
+    await kubectlOk(s, ['label', 'node', node(3), `${HV}-`]);
+    await waitFor(
+      'the status verdict AtRisk',
+      async () => (await topologyStatus(s, ns, 'etcd'))?.failureDomains?.verdict === 'AtRisk',
+    );
+    const r = await analyze();
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Verdict: AtRisk');
+    expect(r.stdout).toContain('- hypervisor: 1 vote of unknown placement (etcd-3)');
+    await kubectlOk(s, ['label', 'node', node(3), `${HV}=${ns}-hv-2`]);
+    await waitFor(
+      'Survives again',
+      async () => (await topologyStatus(s, ns, 'etcd'))?.failureDomains?.verdict === 'Survives',
+    );
+  });
+
+  it('a ClusterTopology that does not exist: a clear message, exit 1', async () => {
+    const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'nope']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`ClusterTopology ${ns}/nope not found`);
+  });
+
+  it('a ClusterTopology without an analysis yet (no operator serves it): says so, exit 75', async () => {
+    const other = await freshNamespace(s, 'cli-analyze-idle');
+    await applyTopology(s, other, 'idle', { selector: 'app=idle' });
+    const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', other, 'idle']);
+    expect(r.code).toBe(75);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `ClusterTopology ${other}/idle has no failure-domain analysis in its status yet`,
+    );
+    expect(r.stderr).toContain(`serves namespace ${other}`);
+  });
+
+  it('an unreachable API server: a clear message, exit 1', async () => {
+    const kubeconfig = await kubeconfigForUser(s, `nobody-${ns}`);
+    const r = await runCtopo(['analyze', '--kubeconfig', kubeconfig, '-n', ns, 'etcd']);
+    // A user without RBAC: the API server answers 403, which is said in one sentence.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/cannot read ClusterTopology .*\/etcd: 403 Forbidden/);
+  });
+});

@@ -1,0 +1,365 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { startApiserver, stopApiserver } from '../../operator/devcluster/control-plane.js';
+import {
+  freshNamespace,
+  installCrd,
+  kubectlOk,
+  kubeconfigForUser,
+  privateCluster,
+  sharedCluster,
+} from '../support/cluster.js';
+import {
+  applyTopology,
+  condition,
+  createPod,
+  grantOperatorRbac,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
+import { CtopoProcess, startOperator } from '../support/operator-process.js';
+import { sleep, waitFor } from '../support/wait.js';
+
+async function seedPods(s: ControlPlaneState, ns: string, n: number, prefix = 'web'): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    await createPod(s, ns, `${prefix}-${i}`);
+    await setPodStatus(s, ns, `${prefix}-${i}`, { ip: `10.3.0.${i + 1}`, ready: true });
+  }
+}
+
+describe('configuration is checked at start', () => {
+  it.each([
+    ['an unknown flag', ['--bogus-flag'], /Unknown option '--bogus-flag'/],
+    ['a bad number', ['--concurrency', 'lots'], /concurrency: "lots" is not a whole number/],
+    ['a bad duration', ['--lease-duration', 'forever'], /leaseDuration: must match pattern/],
+    ['a bad log level', ['--log-level', 'loud'], /logLevel: must be one of "error", "warn", "info", "debug"/],
+  ])('refuses %s with exit 64 and a message naming it', async (_what, args, message) => {
+    const p = new CtopoProcess(['operator', ...args]);
+    expect(await p.wait()).toBe(64);
+    expect(p.output).toMatch(message);
+  });
+
+  it('refuses an unknown key in the config file, naming the key', async () => {
+    const file = join(tmpdir(), `ctopo-config-${process.pid}.yaml`);
+    await writeFile(file, 'concurrency: 2\nnamespacez: [a]\n');
+    const p = new CtopoProcess(['operator', '--config', file]);
+    expect(await p.wait()).toBe(64);
+    expect(p.output).toMatch(/unknown key "namespacez"/);
+  });
+
+  it('refuses a bad value from the environment, naming the variable', async () => {
+    const p = new CtopoProcess(['operator'], { CTOPO_WATCH_NODES: 'perhaps' });
+    expect(await p.wait()).toBe(64);
+    expect(p.output).toMatch(/CTOPO_WATCH_NODES/);
+  });
+});
+
+describe('topologies that cannot work are refused; the others keep working', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let other: string;
+  let allowed: string;
+  let op: CtopoProcess;
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    ns = await freshNamespace(s, 'refuse');
+    other = await freshNamespace(s, 'other');
+    allowed = await freshNamespace(s, 'allowed');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns, other, allowed], ns);
+    await seedPods(s, ns, 2);
+    await seedPods(s, other, 2, 'secret');
+    await seedPods(s, allowed, 1, 'shared');
+    await applyTopology(s, ns, 'good', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '2s',
+    });
+    await applyTopology(s, ns, 'cross', { selector: 'netzlive/pod-type=cluster-service', namespace: other });
+    await applyTopology(s, ns, 'permitted', {
+      selector: 'netzlive/pod-type=cluster-service',
+      namespace: allowed,
+    });
+    // The API server accepts any string as a selector in the CRD; the list refuses this one.
+    await applyTopology(s, ns, 'badselector', { selector: 'app in (web' });
+    op = startOperator(await kubeconfigForUser(s, `op-${ns}`), [
+      '--namespaces',
+      ns,
+      '--no-leader-elect',
+      '--allow-target-namespaces',
+      allowed,
+    ]);
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('refuses a topology selecting pods in another namespace: Ready=False CrossNamespaceDenied, nothing of it published', async () => {
+    const st = await waitFor(
+      'cross refused',
+      async () => {
+        const x = await topologyStatus(s, ns, 'cross');
+        return condition(x, 'Ready')?.reason === 'CrossNamespaceDenied' ? x : undefined;
+      },
+      20_000,
+    );
+    expect(condition(st, 'Ready')!.status).toBe('False');
+    expect(condition(st, 'Ready')!.message).toContain(other);
+    expect(st.peers ?? []).toEqual([]);
+  });
+
+  it('serves another namespace when the operator is configured to allow it', async () => {
+    const st = await waitFor(
+      'permitted served',
+      async () => {
+        const x = await topologyStatus(s, ns, 'permitted');
+        return x?.peerCount === 1 ? x : undefined;
+      },
+      20_000,
+    );
+    expect(st.peers![0]!.nodeName).toBe('shared-0@10.3.0.1');
+  });
+
+  it('a selector the API server refuses gives Ready=False with a reason naming it; the others keep working', async () => {
+    const st = await waitFor(
+      'badselector refused',
+      async () => {
+        const x = await topologyStatus(s, ns, 'badselector');
+        return condition(x, 'Ready')?.status === 'False' ? x : undefined;
+      },
+      20_000,
+    );
+    expect(condition(st, 'Ready')!.reason).toBe('InvalidSelector');
+    expect(st.lastResponse!.code).toBe('400');
+    expect(condition(st, 'Ready')!.message).toMatch(
+      /unable to parse requirement|found '', expected|selector/i,
+    );
+    const good = await waitFor(
+      'good works',
+      async () =>
+        (await topologyStatus(s, ns, 'good'))?.peerCount === 2 ? topologyStatus(s, ns, 'good') : undefined,
+      20_000,
+    );
+    expect(condition(good, 'Ready')!.status).toBe('True');
+  });
+
+  it('a fixed spec recovers without a restart', async () => {
+    await applyTopology(s, ns, 'badselector', { selector: 'netzlive/pod-type in (cluster-service)' });
+    const st = await waitFor(
+      'badselector fixed',
+      async () => {
+        const x = await topologyStatus(s, ns, 'badselector');
+        return x?.peerCount === 2 && condition(x, 'Ready')?.status === 'True' ? x : undefined;
+      },
+      20_000,
+    );
+    expect(st.observedGeneration).toBe(2);
+  });
+});
+
+describe('restarting the operator changes nothing in any status', () => {
+  it('keeps peers, conditions and their transition times across a restart', async () => {
+    const s = await sharedCluster();
+    await installCrd(s);
+    const ns = await freshNamespace(s, 'restart');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    const kc = await kubeconfigForUser(s, `op-${ns}`);
+    await seedPods(s, ns, 3);
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    const first = startOperator(kc, ['--namespaces', ns, '--no-leader-elect']);
+    const before = await waitFor(
+      '3 peers',
+      async () =>
+        (await topologyStatus(s, ns, 'web'))?.peerCount === 3 ? topologyStatus(s, ns, 'web') : undefined,
+      20_000,
+    );
+    await first.stop();
+
+    const rvBefore = JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'ctopo', 'web', '-o', 'json'])).metadata
+      .resourceVersion;
+    const second = startOperator(kc, ['--namespaces', ns, '--no-leader-elect']);
+    await second.port();
+    await waitFor(
+      'the new operator to poll several times',
+      async () => (await second.metricSum('ctopo_reconcile_total')) >= 3,
+      20_000,
+    );
+    await sleep(1500);
+    const after = (await topologyStatus(s, ns, 'web'))!;
+    const { lastPollTime: _a, ...restBefore } = before!;
+    const { lastPollTime: _b, ...restAfter } = after;
+    expect(restAfter).toEqual(restBefore);
+    // Nothing was written at all: the heartbeat is due only a minute after the last write.
+    const rvAfter = JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'ctopo', 'web', '-o', 'json'])).metadata
+      .resourceVersion;
+    expect(rvAfter).toBe(rvBefore);
+    expect(await second.metricSum('ctopo_status_writes_total')).toBe(0);
+    await second.stop();
+  });
+});
+
+describe('leader election with two replicas', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let kc: string;
+  const replicas: CtopoProcess[] = [];
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    ns = await freshNamespace(s, 'leader');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    kc = await kubeconfigForUser(s, `op-${ns}`);
+    await seedPods(s, ns, 2);
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+  });
+  afterAll(async () => {
+    for (const r of replicas) await r.stop('SIGKILL');
+  });
+
+  const start = (id: string) => {
+    const p = startOperator(kc, ['--namespaces', ns, '--lease-namespace', ns, '--identity', id]);
+    replicas.push(p);
+    return p;
+  };
+  const leaderOf = async (a: CtopoProcess, b: CtopoProcess) => {
+    const [la, lb] = [await a.metric('ctopo_leader'), await b.metric('ctopo_leader')];
+    if (la === 1 && lb === 0) return a;
+    if (lb === 1 && la === 0) return b;
+    return undefined;
+  };
+
+  it('exactly one replica leads and writes; the other writes nothing', async () => {
+    const a = start('replica-a');
+    const b = start('replica-b');
+    const leader = await waitFor('one leader', () => leaderOf(a, b), 30_000);
+    const follower = leader === a ? b : a;
+    await waitFor(
+      'peers published',
+      async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2,
+      20_000,
+    );
+    await createPod(s, ns, 'web-7');
+    await setPodStatus(s, ns, 'web-7', { ip: '10.3.0.77', ready: true });
+    await waitFor(
+      'the new pod published',
+      async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 3,
+      20_000,
+    );
+    expect(await leader.metricSum('ctopo_status_writes_total')).toBeGreaterThan(0);
+    expect(await follower.metricSum('ctopo_status_writes_total')).toBe(0);
+    expect(await follower.metricSum('ctopo_reconcile_total')).toBe(0);
+    const lease = JSON.parse(
+      await kubectlOk(s, ['-n', ns, 'get', 'lease', 'cluster-topology-operator', '-o', 'json']),
+    );
+    expect(lease.spec.holderIdentity).toBe(leader === a ? 'replica-a' : 'replica-b');
+  });
+
+  it('when the leader dies (SIGKILL, no release), the other takes over within the lease duration', async () => {
+    const [a, b] = replicas as [CtopoProcess, CtopoProcess];
+    const leader = (await leaderOf(a, b))!;
+    const follower = leader === a ? b : a;
+    const killedAt = Date.now();
+    await leader.stop('SIGKILL');
+    await waitFor(
+      'the follower to lead',
+      async () => (await follower.metric('ctopo_leader')) === 1,
+      30_000,
+      200,
+    );
+    const takeoverMs = Date.now() - killedAt;
+    expect(takeoverMs).toBeLessThan(15_000 + 2_000 + 1_000); // lease duration + one retry period + slack
+    await deletePodAndSee(s, ns, follower);
+  });
+
+  it('a gracefully stopped leader releases the lease: a successor leads at once', async () => {
+    const [, ,] = replicas;
+    const current = replicas.find((r) => r.exitCode === undefined)!;
+    const next = start('replica-c');
+    await next.port();
+    await sleep(3000);
+    expect(await next.metric('ctopo_leader')).toBe(0);
+    const stoppedAt = Date.now();
+    expect(await current.stop('SIGTERM')).toBe(0);
+    await waitFor('replica-c to lead', async () => (await next.metric('ctopo_leader')) === 1, 15_000, 200);
+    expect(Date.now() - stoppedAt).toBeLessThan(8_000);
+  });
+});
+
+async function deletePodAndSee(s: ControlPlaneState, ns: string, op: CtopoProcess): Promise<void> {
+  await kubectlOk(s, ['-n', ns, 'delete', 'pod', 'web-7', '--grace-period=0', '--force']);
+  await waitFor(
+    'the new leader to publish the deletion',
+    async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2,
+    20_000,
+  );
+  expect(await op.metricSum('ctopo_status_writes_total')).toBeGreaterThan(0);
+}
+
+describe('the API server stopped and restarted', () => {
+  it('keeps the last list while it is gone, and recovers without an operator restart', async () => {
+    const { state: s, stop } = await privateCluster();
+    try {
+      await installCrd(s);
+      await kubectlOk(s, ['create', 'namespace', 'app']);
+      await seedPods(s, 'app', 2);
+      await applyTopology(s, 'app', 'web', {
+        selector: 'netzlive/pod-type=cluster-service',
+        pollingInterval: '1s',
+      });
+      const op = startOperator(s.kubeconfig, ['--namespaces', 'app', '--no-leader-elect']);
+      try {
+        await waitFor(
+          '2 peers',
+          async () => (await topologyStatus(s, 'app', 'web'))?.peerCount === 2,
+          20_000,
+        );
+        const errorsBefore = await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' });
+        await stopApiserver(s);
+        await sleep(6000); // several polling intervals
+        expect(await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' })).toBeGreaterThan(
+          errorsBefore,
+        );
+        expect(op.exitCode).toBeUndefined();
+        await startApiserver(s);
+        // Once it is back, the last list is still there and fresh changes flow again.
+        const st = (await topologyStatus(s, 'app', 'web'))!;
+        expect(st.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.3.0.1', 'web-1@10.3.0.2']);
+        await waitFor(
+          'a successful poll after the restart',
+          async () => {
+            const x = await topologyStatus(s, 'app', 'web');
+            return (
+              x?.lastResponse?.code === '200' &&
+              condition(x, 'Degraded')?.status === 'False' &&
+              Date.parse(x.lastPollTime!) > Date.now() - 5000
+            );
+          },
+          60_000,
+        );
+        await createPod(s, 'app', 'web-5');
+        await setPodStatus(s, 'app', 'web-5', { ip: '10.3.0.55' });
+        await waitFor(
+          'a new pod after the restart',
+          async () => (await topologyStatus(s, 'app', 'web'))?.peerCount === 3,
+          30_000,
+        );
+        expect(op.exitCode).toBeUndefined();
+        expect(await op.metricSum('ctopo_watch_restarts_total')).toBeGreaterThan(0);
+      } finally {
+        await op.stop();
+      }
+    } finally {
+      await stop();
+    }
+  });
+});
