@@ -1,4 +1,5 @@
 import type { Command } from '../command.js';
+import { agentCommand } from './agent.js';
 import { analyzeCommand } from './analyze.js';
 import { demoCommand } from './demo.js';
 import { devClusterCommand } from './dev-cluster.js';
@@ -9,6 +10,7 @@ import { resolveCommand } from './resolve.js';
 /** Every `ctopo` subcommand, in the order `ctopo --help` lists them. */
 export const commands: readonly Command[] = [
   operatorCommand,
+  agentCommand,
   resolveCommand,
   analyzeCommand,
   explainCommand,

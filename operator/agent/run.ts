@@ -1,0 +1,187 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { API_VERSION } from '../api/schema.js';
+import { parseDuration } from '../api/validate.js';
+import { connect } from '../kube/client.js';
+import { EventRecorder } from '../controller/events.js';
+import { startHttpServer } from '../observability/http.js';
+import { createLogger, type Log } from '../observability/logger.js';
+import { createConnector, type Connector } from './connectors/index.js';
+import { connectorConfigFrom, type AgentConfig } from './config.js';
+import { agentMetrics, type AgentMetrics } from './metrics.js';
+import { agentInputFrom, checkSelf, pollingMsOf, selfEntry, type SelfCheck } from './observe.js';
+import { RoundLoop } from './round-loop.js';
+import { TROUBLE_CAUSES } from './round.js';
+import { TopologyReader } from './topology-reader.js';
+
+/**
+ * The agent beside one application: it follows one ClusterTopology and runs the seed's round
+ * (disconnect who left, connect everyone listed, retry failures next round) on every status
+ * change and every polling interval, through a connector. Its own trouble never disconnects
+ * anyone. Health: /healthz always answers while the process runs (trouble is in its text and in
+ * metrics — restarting the sidecar would not fix the API server); /readyz fails before the first
+ * status and while the self check fails, which is a configuration error to fix.
+ */
+
+export interface RunningAgent {
+  metrics: AgentMetrics;
+  port: number;
+  connector: Connector;
+  selfCheck(): SelfCheck | undefined;
+  stop(): Promise<void>;
+}
+
+async function realNodeName(
+  connector: Connector,
+  configured: string | undefined,
+  log: Log,
+): Promise<string | undefined> {
+  if (connector.selfName) {
+    const r = await connector.selfName();
+    if (r.ok) return r.name;
+    log('warn', 'could not ask the local node its name', { error: r.error });
+    const discover = (
+      connector as Partial<{
+        discoverLocalNodes(): Promise<{ ok: boolean; nodes?: { fullName?: string }[] }>;
+      }>
+    ).discoverLocalNodes;
+    if (discover) {
+      const d = await discover.call(connector);
+      const names = (d.nodes ?? []).map((n) => n.fullName).filter((n): n is string => !!n);
+      if (names.length === 1) return names[0];
+    }
+  }
+  return configured;
+}
+
+export async function runAgent(
+  config: AgentConfig,
+  log: Log = createLogger(config.logLevel, 'agent'),
+): Promise<RunningAgent> {
+  const timeoutMs = parseDuration(config.callTimeout) ?? 10_000;
+  const connectorConfig = connectorConfigFrom(config, timeoutMs);
+  const metrics = agentMetrics();
+  const kube = connect({ kubeconfig: config.kubeconfig });
+  const namespace = config.namespace ?? process.env.POD_NAMESPACE ?? kube.namespace;
+  const name = config.topology!;
+  const podName = config.podName ?? process.env.POD_NAME ?? process.env.HOSTNAME ?? '';
+  const configuredName = config.nodeName ?? process.env.RELEASE_NODE;
+  const connector = await createConnector(
+    connectorConfig.kind === 'erlang' && configuredName
+      ? { ...connectorConfig, nodeName: configuredName }
+      : connectorConfig,
+  );
+  const events = new EventRecorder(kube, 'cluster-topology-agent', log, 60_000);
+
+  let realName = await realNodeName(connector, configuredName, log);
+  let self: SelfCheck | undefined;
+  let statusSeen = false;
+  let trouble = '';
+  let stopped = false;
+
+  const loop = new RoundLoop({
+    connector,
+    self: realName ?? '',
+    onRound: (r) => {
+      metrics.rounds.inc();
+      for (const x of r.results.connect) metrics.connects.inc({ result: x.ok ? 'ok' : 'failed' });
+      for (const x of r.results.disconnect) metrics.disconnects.inc({ result: x.ok ? 'ok' : 'failed' });
+      metrics.failedConnects.inc(r.outcome.failedConnects.length);
+      metrics.connectedPeers.set(r.outcome.remembered.length);
+      if (r.outcome.connected.length || r.outcome.disconnected.length || r.outcome.failedConnects.length)
+        log('info', 'round', {
+          connected: r.outcome.connected,
+          disconnected: r.outcome.disconnected,
+          failedConnects: r.outcome.failedConnects,
+          holding: r.outcome.remembered.length,
+        });
+      for (const f of r.results.connect.filter((x) => !x.ok))
+        log('debug', 'connect failed; retrying next round', {
+          node: f.node,
+          error: 'error' in f ? f.error : '',
+        });
+    },
+    onKeep: (a) => {
+      trouble = a.message;
+      for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, c === a.cause ? 1 : 0);
+      log('warn', a.message, { cause: a.cause });
+    },
+    onError: (e) => log('error', 'round failed', { error: (e as Error).message }),
+  });
+
+  const tick = async () => {
+    if (stopped) return;
+    const read = reader.state();
+    const input = agentInputFrom(read, new Date());
+    if (input.kind === 'status') {
+      trouble = '';
+      for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, 0);
+      statusSeen = true;
+      const object = read.kind === 'read' ? read.object : undefined;
+      if (object?.status?.lastPollTime) metrics.lastStatus.set(Date.parse(object.status.lastPollTime) / 1000);
+      realName ??= await realNodeName(connector, configuredName, log);
+      const check = checkSelf(selfEntry(object?.status, podName), realName, podName);
+      metrics.selfCheck.set(check.ok ? 1 : 0);
+      if (!check.ok) {
+        // Loudly, every round: this is the seed's silent non-cluster.
+        log('error', `self check failed: ${check.message}`, { reason: check.reason });
+        events.record(
+          { apiVersion: 'v1', kind: 'Pod', namespace, name: podName },
+          'Warning',
+          `SelfCheck${check.reason}`,
+          check.message,
+        );
+      } else if (!self?.ok) log('info', check.message);
+      self = check;
+    }
+    await loop.submit(input);
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    const read = reader.state();
+    const ms = pollingMsOf(read.kind === 'read' ? read.object : undefined);
+    timer = setTimeout(() => {
+      void tick().finally(() => !stopped && schedule());
+    }, ms);
+  };
+  const reader = new TopologyReader(kube, namespace, name, () => void tick());
+
+  const server: Server = await startHttpServer(config.httpHost, config.httpPort, metrics.registry, {
+    notReady: () => {
+      if (stopped) return ['stopping'];
+      if (!statusSeen)
+        return [`no status of ClusterTopology ${namespace}/${name} seen yet${trouble ? `: ${trouble}` : ''}`];
+      if (self && !self.ok) return [`self check: ${self.message}`];
+      return [];
+    },
+  });
+  const port = (server.address() as AddressInfo).port;
+  reader.start();
+  schedule();
+  log('info', 'agent started', {
+    topology: `${namespace}/${name}`,
+    connector: connector.kind,
+    node: realName,
+    pod: podName,
+    apiVersion: API_VERSION,
+  });
+
+  return {
+    metrics,
+    port,
+    connector,
+    selfCheck: () => self,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(timer);
+      reader.stop();
+      await loop.idle();
+      // Stopping the agent leaves the connections as they are: the application decides its own fate.
+      await connector.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+    },
+  };
+}

@@ -1,0 +1,365 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import { startApiserver, stopApiserver } from '../../../operator/devcluster/control-plane.js';
+import { installCrd, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
+import {
+  applyTopology,
+  canI,
+  createPod,
+  deletePod,
+  grantOperatorRbac,
+  restorePods,
+  revokePods,
+  setPodStatus,
+  topologyStatus,
+} from '../../support/objects.js';
+import { CtopoProcess, startOperator } from '../../support/operator-process.js';
+import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
+import { sleep, waitFor } from '../../support/wait.js';
+
+/**
+ * The whole product on real things: a real API server, the real operator, one real agent per
+ * real BEAM node. Assertions are made through the nodes themselves (`nodes()`).
+ */
+
+const NS = 'app';
+const NAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
+const HOST_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
+
+describe('agents mesh real Erlang nodes from the operator’s status', () => {
+  let s: ControlPlaneState;
+  let stopCluster: () => Promise<void>;
+  let erl: ErlangTestEnv;
+  let op: CtopoProcess;
+  let opKubeconfig: string;
+  let agentKubeconfig: string;
+  const nodes = new Map<string, BeamNode>();
+  const agents = new Map<string, CtopoProcess>();
+
+  const full = (short: string) => `${short}@127.0.0.1`;
+  const startAgent = (short: string, extra: string[] = []) => {
+    const a = new CtopoProcess(
+      [
+        'agent',
+        '--kubeconfig',
+        agentKubeconfig,
+        '--namespace',
+        NS,
+        '--topology',
+        'web',
+        '--connector',
+        'erlang',
+        '--node-name',
+        full(short),
+        '--cookie-file',
+        erl.cookieFile,
+        '--pod-name',
+        short,
+        '--http-host',
+        '127.0.0.1',
+        '--http-port',
+        '0',
+        '--log-level',
+        'debug',
+        ...extra,
+      ],
+      { ERL_EPMD_PORT: String(erl.epmdPort) },
+    );
+    agents.set(short, a);
+    return a;
+  };
+  const startMember = async (short: string) => {
+    nodes.set(short, await erl.startNode(short));
+    await createPod(s, NS, short);
+    await setPodStatus(s, NS, short, { ip: '127.0.0.1', ready: true });
+    const a = startAgent(short);
+    await a.port();
+    return a;
+  };
+  const meshOf = async (members: string[]) => {
+    for (const m of members)
+      await erl.waitForNodes(full(m), members.filter((x) => x !== m).map(full), 20_000);
+  };
+  const nodesOf = (short: string) => erl.nodesOf(full(short));
+
+  beforeAll(async () => {
+    ({ state: s, stop: stopCluster } = await privateCluster());
+    await installCrd(s);
+    await kubectlOk(s, ['create', 'namespace', NS]);
+    await grantOperatorRbac(s, { kind: 'User', name: 'operator' }, [NS], 'e2e');
+    opKubeconfig = await kubeconfigForUser(s, 'operator');
+    // The agent may read one ClusterTopology and nothing else.
+    await kubectlOk(s, ['apply', '-f', '-'], {
+      input: [
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'Role',
+          metadata: { name: 'agent', namespace: NS },
+          rules: [
+            {
+              apiGroups: ['cluster.netzlive.io'],
+              resources: ['clustertopologies'],
+              resourceNames: ['web'],
+              verbs: ['get', 'list', 'watch'],
+            },
+          ],
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+          metadata: { name: 'agent', namespace: NS },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'agent' },
+          subjects: [{ kind: 'User', name: 'agent', apiGroup: 'rbac.authorization.k8s.io' }],
+        },
+      ]
+        .map((d) => JSON.stringify(d))
+        .join('\n'),
+    });
+    agentKubeconfig = await kubeconfigForUser(s, 'agent');
+    await applyTopology(s, NS, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    op = startOperator(opKubeconfig, ['--namespaces', NS, '--no-leader-elect']);
+    erl = await ErlangTestEnv.start();
+  });
+  afterAll(async () => {
+    await CtopoProcess.stopAll();
+    await erl?.stop();
+    await stopCluster?.();
+  });
+
+  it('needs no permission on pods: the agent identity can read its topology and nothing else', async () => {
+    expect(await canI(s, agentKubeconfig, ['get', 'clustertopologies/web', '-n', NS])).toBe(true);
+    expect(await canI(s, agentKubeconfig, ['list', 'pods', '-n', NS])).toBe(false);
+  });
+
+  it('forms a full mesh within seconds of the pods getting IPs', async () => {
+    const t0 = Date.now();
+    for (const m of ['a', 'b', 'c']) await startMember(m);
+    await meshOf(['a', 'b', 'c']);
+    const ms = Date.now() - t0;
+    expect(ms).toBeLessThan(60_000);
+    for (const m of ['a', 'b', 'c'])
+      await waitFor(
+        `agent ${m} ready`,
+        async () => (await agents.get(m)!.get('/readyz')).status === 200,
+        20_000,
+      );
+    expect(await agents.get('a')!.metric('ctopo_agent_self_check_ok')).toBe(1);
+  });
+
+  it('a new pod joins; a deleted pod is disconnected by every other node', async () => {
+    await startMember('d');
+    await meshOf(['a', 'b', 'c', 'd']);
+    // d's pod goes away; its node lingers (no kubelet kills it here), its agent stops.
+    await agents.get('d')!.stop();
+    await deletePod(s, NS, 'd');
+    await waitFor(
+      'a, b and c to drop d',
+      async () => {
+        for (const m of ['a', 'b', 'c']) if ((await nodesOf(m)).includes(full('d'))) return false;
+        return true;
+      },
+      30_000,
+    );
+    await nodes.get('d')!.stop();
+    await meshOf(['a', 'b', 'c']);
+  });
+
+  it('a node that cannot be reached is retried, and joins once it starts', async () => {
+    await createPod(s, NS, 'e');
+    await setPodStatus(s, NS, 'e', { ip: '127.0.0.1', ready: true });
+    await waitFor(
+      'e listed as a peer',
+      async () => (await topologyStatus(s, NS, 'web'))?.peers?.some((p) => p.pod === 'e'),
+      20_000,
+    );
+    await waitFor(
+      'connects to e failing',
+      async () => ((await agents.get('a')!.metricSum('ctopo_agent_failed_connects_total')) ?? 0) > 0,
+      20_000,
+    );
+    nodes.set('e', await erl.startNode('e'));
+    startAgent('e');
+    await meshOf(['a', 'b', 'c', 'e']);
+  });
+
+  it('the operator stopped for several polling intervals: no disconnects at all; everything recovers', async () => {
+    const before = await agents.get('a')!.metricSum('ctopo_agent_disconnects_total');
+    await op.stop();
+    await sleep(6_000); // 6 polling intervals
+    for (const m of ['a', 'b', 'c', 'e'])
+      expect((await nodesOf(m)).sort()).toEqual(
+        ['a', 'b', 'c', 'e']
+          .filter((x) => x !== m)
+          .map(full)
+          .sort(),
+      );
+    expect(await agents.get('a')!.metricSum('ctopo_agent_disconnects_total')).toBe(before);
+    op = startOperator(opKubeconfig, ['--namespaces', NS, '--no-leader-elect']);
+    await op.port();
+    await meshOf(['a', 'b', 'c', 'e']);
+  });
+
+  it('the API server stopped for several polling intervals: no disconnects; trouble shown; everything recovers', async () => {
+    const before = await agents.get('b')!.metricSum('ctopo_agent_disconnects_total');
+    await stopApiserver(s);
+    await waitFor(
+      'agent b to report ApiUnreachable',
+      async () => (await agents.get('b')!.metric('ctopo_agent_trouble', { cause: 'ApiUnreachable' })) === 1,
+      30_000,
+    );
+    await sleep(4_000);
+    for (const m of ['a', 'b', 'c', 'e']) expect((await nodesOf(m)).length).toBe(3);
+    expect(await agents.get('b')!.metricSum('ctopo_agent_disconnects_total')).toBe(before);
+    expect((await agents.get('b')!.get('/healthz')).status).toBe(200);
+    await startApiserver(s);
+    await waitFor(
+      'agent b out of trouble',
+      async () => (await agents.get('b')!.metric('ctopo_agent_trouble', { cause: 'ApiUnreachable' })) === 0,
+      60_000,
+    );
+    await createPod(s, NS, 'f');
+    await setPodStatus(s, NS, 'f', { ip: '127.0.0.1', ready: true });
+    nodes.set('f', await erl.startNode('f'));
+    startAgent('f');
+    await meshOf(['a', 'b', 'c', 'e', 'f']);
+  });
+
+  it('onForbidden: Retain keeps everyone connected when the operator loses list pods', async () => {
+    await revokePods(s, NS, 'e2e');
+    await waitFor(
+      'RBAC applied',
+      async () => !(await canI(s, opKubeconfig, ['list', 'pods', '-n', NS])),
+      20_000,
+    );
+    await waitFor(
+      'status shows 403',
+      async () => (await topologyStatus(s, NS, 'web'))?.lastResponse?.code === '403',
+      20_000,
+    );
+    await sleep(3_000);
+    for (const m of ['a', 'b', 'c', 'e', 'f']) expect((await nodesOf(m)).length).toBe(4);
+  });
+
+  it('onForbidden: Disconnect empties the list, and every agent disconnects everyone; permission back → mesh again', async () => {
+    await kubectlOk(s, [
+      '-n',
+      NS,
+      'patch',
+      'ctopo',
+      'web',
+      '--type=merge',
+      '-p',
+      '{"spec":{"onForbidden":"Disconnect"}}',
+    ]);
+    await waitFor('no peers', async () => (await topologyStatus(s, NS, 'web'))?.peerCount === 0, 20_000);
+    await waitFor(
+      'every node alone',
+      async () => {
+        for (const m of ['a', 'b', 'c', 'e', 'f']) if ((await nodesOf(m)).length) return false;
+        return true;
+      },
+      30_000,
+    );
+    await restorePods(s, NS, 'e2e', { kind: 'User', name: 'operator' });
+    await meshOf(['a', 'b', 'c', 'e', 'f']);
+    await kubectlOk(s, [
+      '-n',
+      NS,
+      'patch',
+      'ctopo',
+      'web',
+      '--type=merge',
+      '-p',
+      '{"spec":{"onForbidden":"Retain"}}',
+    ]);
+  });
+
+  it('a name mismatch (annotation computes a name the node does not have) fails the self check loudly', async () => {
+    await createPod(s, NS, 'g', {
+      labels: { 'netzlive/pod-type': 'cluster-service', erl: 'gee' },
+      annotations: { [NAME_ANNOTATION]: '$.metadata.labels.erl' },
+    });
+    await setPodStatus(s, NS, 'g', { ip: '127.0.0.1', ready: true });
+    nodes.set('g', await erl.startNode('g'));
+    const g = startAgent('g');
+    const ready = await waitFor(
+      'g not ready',
+      async () => {
+        const r = await g.get('/readyz');
+        return r.status === 503 && r.body.includes('self check') ? r : undefined;
+      },
+      30_000,
+    );
+    expect(ready.body).toContain('gee@127.0.0.1');
+    expect(ready.body).toContain('g@127.0.0.1');
+    expect(await g.metric('ctopo_agent_self_check_ok')).toBe(0);
+    await waitFor(
+      'an error log each round',
+      () => (g.output.match(/self check failed/g) ?? []).length >= 2,
+      20_000,
+    );
+  });
+
+  it('hostile annotation-derived names never reach a shell: the operator excludes them', async () => {
+    const marker = join(tmpdir(), `ctopo-pwned-${process.pid}`);
+    await createPod(s, NS, 'evil', {
+      annotations: { [HOST_ANNOTATION]: "$.spec.containers[?(@.name == 'app')].env[?(@.name == 'H')].value" },
+      env: [{ name: 'H', value: `x$(touch ${marker});touch ${marker}` }],
+    });
+    await setPodStatus(s, NS, 'evil', { ip: '127.0.0.1', ready: true });
+    const ex = await waitFor(
+      'evil excluded',
+      async () => (await topologyStatus(s, NS, 'web'))?.excluded?.find((e) => e.pod === 'evil'),
+      20_000,
+    );
+    expect(ex.reason).toBe('InvalidNodeName');
+    await sleep(2_000);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('the file connector writes the peer list atomically for other runtimes', async () => {
+    const path = join(tmpdir(), `ctopo-peers-${process.pid}.txt`);
+    const a = new CtopoProcess([
+      'agent',
+      '--kubeconfig',
+      agentKubeconfig,
+      '--namespace',
+      NS,
+      '--topology',
+      'web',
+      '--connector',
+      'file',
+      '--file-path',
+      path,
+      '--pod-name',
+      'a',
+      '--node-name',
+      full('a'),
+      '--http-host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+    ]);
+    const lines = await waitFor(
+      'the peer file',
+      async () => {
+        const text = await readFile(path, 'utf8').catch(() => '');
+        const l = text.split('\n').filter(Boolean);
+        return l.length >= 5 ? l : undefined;
+      },
+      20_000,
+    );
+    expect(lines).toEqual(
+      expect.arrayContaining(['b@127.0.0.1', 'c@127.0.0.1', 'e@127.0.0.1', 'f@127.0.0.1']),
+    );
+    expect(lines).not.toContain('a@127.0.0.1');
+    await a.stop();
+  });
+});
