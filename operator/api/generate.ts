@@ -19,6 +19,8 @@ import {
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const CRD_PATH = join(repoRoot, 'crds', `${PLURAL}.${GROUP}.yaml`);
+/** The Helm chart carries the same CRD (helm installs a chart's crds/ first). */
+export const CHART_CRD_PATH = join(repoRoot, 'charts', 'cluster-topology', 'crds', `${PLURAL}.${GROUP}.yaml`);
 export const TYPES_PATH = join(repoRoot, 'operator', 'api', 'types.generated.ts');
 
 /** The schema as the API server wants it: generator-only keys removed. */
@@ -134,6 +136,7 @@ async function writeIfChanged(path: string, text: string): Promise<boolean> {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const changed = [
     (await writeIfChanged(CRD_PATH, renderCrd())) && CRD_PATH,
+    (await writeIfChanged(CHART_CRD_PATH, renderCrd())) && CHART_CRD_PATH,
     (await writeIfChanged(TYPES_PATH, renderTypes())) && TYPES_PATH,
   ].filter(Boolean);
   console.log(changed.length ? `wrote ${changed.join(', ')}` : 'generated files are up to date');

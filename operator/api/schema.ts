@@ -211,7 +211,7 @@ const condition: JSONSchema = {
 const peer: JSONSchema = {
   type: 'object',
   'x-ts-type': 'Peer',
-  required: ['nodeName', 'pod', 'uid', 'podIP', 'hostSource', 'nameSource', 'terminating'],
+  required: ['nodeName', 'pod', 'uid', 'podIP', 'node', 'hostSource', 'nameSource', 'terminating'],
   description: 'A pod that is a member of the cluster.',
   properties: {
     nodeName: str('The node name agents connect to (name@host).'),

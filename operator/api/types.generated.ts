@@ -195,7 +195,7 @@ export interface Peer {
   /** status.podIP (may be empty when the host came from an annotation). */
   podIP: string;
   /** The Kubernetes Node the pod runs on (empty while unscheduled). */
-  node?: string;
+  node: string;
   /** Where the host part came from. */
   hostSource: "Annotation" | "PodIP";
   /** Where the name part came from. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import { kubectl, kubectlOk, sharedCluster } from '../support/cluster.js';
+import { freshNamespace, kubectl, kubectlOk, sharedCluster } from '../support/cluster.js';
 import {
   CHART_DIR,
   find,
@@ -319,6 +319,36 @@ describe('helm install into the real API server', () => {
       spec: { replicas: number };
     };
     expect(dep.spec.replicas).toBe(2);
+  });
+
+  it('other value sets render objects the API server accepts (server-side dry run)', async () => {
+    const [a, b, shared] = [
+      await freshNamespace(s, 'chart-a'),
+      await freshNamespace(s, 'chart-b'),
+      await freshNamespace(s, 'chart-shared'),
+    ];
+    for (const sets of [
+      [`scope.namespaces={${a},${b}}`, `scope.allowTargetNamespaces={${shared}}`],
+      [
+        'scope.clusterWide=true',
+        'scope.allowTargetNamespaces={*}',
+        'operator.watchNodes=false',
+        'operator.leaderElection.enabled=false',
+        'operator.replicas=1',
+        'image.digest=sha256:' + 'ab'.repeat(32),
+      ],
+    ]) {
+      const text = await helmOk([
+        'template',
+        `dry-${randomBytes(2).toString('hex')}`,
+        CHART_DIR,
+        '--namespace',
+        a,
+        ...sets.flatMap((v) => ['--set', v]),
+      ]);
+      const r = await kubectl(s, ['apply', '--dry-run=server', '-f', '-'], { input: text });
+      expect({ sets, code: r.code, stderr: r.stderr }).toEqual({ sets, code: 0, stderr: '' });
+    }
   });
 
   it('kubectl explain clustertopology.spec: every field, at every depth, has a description', async () => {

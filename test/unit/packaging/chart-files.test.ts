@@ -7,7 +7,7 @@ import { CHART_DIR, repoRoot } from './paths.js';
 /** The chart's files that need no helm: CRDs in step with the generated ones, values documented and covered by the schema. */
 
 describe('chart CRDs', () => {
-  it('charts/cluster-topology/crds/ holds exactly the generated crds/, byte for byte (copy them: see the chart README)', async () => {
+  it('charts/cluster-topology/crds/ holds exactly the generated crds/, byte for byte (npm run generate writes both)', async () => {
     const generated = (await readdir(join(repoRoot, 'crds'))).filter((f) => f.endsWith('.yaml')).sort();
     const shipped = (await readdir(join(CHART_DIR, 'crds'))).sort();
     expect(shipped).toEqual(generated);

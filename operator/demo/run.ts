@@ -1,0 +1,285 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { access, constants, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CRD_PATH } from '../api/generate.js';
+import { GROUP, PLURAL, VERSION } from '../api/schema.js';
+import type { ClusterTopologyStatus } from '../api/types.generated.js';
+import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../devcluster/control-plane.js';
+import { ErlangTestEnv } from '../devcluster/beam.js';
+import { connect, type Kube } from '../kube/client.js';
+import { formatResolveTable } from '../naming/index.js';
+import { formatAnalysisTable } from '../failure-domains/index.js';
+import { analysisFromStatus } from '../cli/status-analysis.js';
+import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
+
+const run = promisify(execFile);
+const ctopo = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'), 'bin', 'ctopo.js');
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface DemoOptions {
+  dir?: string;
+  keep: boolean;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`demo: timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+async function hasErlang(): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(':'))
+    if (dir)
+      try {
+        await access(join(dir, 'erl_call'), constants.X_OK);
+        await access(join(dir, 'erl'), constants.X_OK);
+        return true;
+      } catch {
+        /* next */
+      }
+  return false;
+}
+
+/**
+ * The README's first command: everything on a throwaway control plane, results printed. Every
+ * process it starts is stopped at the end (unless --keep) and on SIGINT/SIGTERM.
+ */
+export async function runDemo(o: DemoOptions): Promise<number> {
+  const t0 = Date.now();
+  const dir = o.dir ?? (await mkdtemp(join(tmpdir(), 'ctopo-demo-')));
+  const children: ChildProcess[] = [];
+  let erl: ErlangTestEnv | undefined;
+  let tornDown = false;
+  const teardown = async () => {
+    if (tornDown) return;
+    tornDown = true;
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await Promise.all(
+      children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)),
+    );
+    await erl?.stop();
+    await stopControlPlane(dir);
+    if (!o.dir) await rm(dir, { recursive: true, force: true });
+  };
+  const onSignal = () => {
+    o.err('demo: interrupted; tearing everything down');
+    void teardown().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const spawnCtopo = (args: string[], env: NodeJS.ProcessEnv = {}) => {
+    const c = spawn(process.execPath, [ctopo, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    c.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+    children.push(c);
+    return { child: c, log: () => log };
+  };
+
+  try {
+    const s = await startControlPlane(dir, { log: (l) => o.err(`demo: ${l}`) });
+    const kubectl = async (...args: string[]) =>
+      (await run(s.binaries.kubectl, ['--kubeconfig', s.kubeconfig, ...args])).stdout;
+    const kube = connect({ kubeconfig: s.kubeconfig });
+    o.err('demo: installing the CRD and creating Nodes, pods and a ClusterTopology');
+    await kubectl('apply', '-f', CRD_PATH);
+    await kubectl('wait', '--for=condition=Established', '--timeout=60s', `crd/${PLURAL}.${GROUP}`);
+    await createWorld(kube);
+
+    const operator = spawnCtopo([
+      'operator',
+      '--kubeconfig',
+      s.kubeconfig,
+      '--namespaces',
+      NAMESPACE,
+      '--no-leader-elect',
+      '--http-host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+      '--log-level',
+      'warn',
+    ]);
+    const status = await waitFor(
+      'the operator to publish three peers',
+      async () => {
+        const st = await readStatus(kube);
+        return st?.peerCount === 3 && st.failureDomains && st.excludedCount === 4 ? st : undefined;
+      },
+      60_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\noperator log:\n${operator.log()}`);
+    });
+
+    const members = pods.filter((p) => p.beam).map((p) => p.beam!);
+    let membership: string[] = [];
+    if (await hasErlang()) {
+      o.err('demo: starting real BEAM nodes, each with an agent (erlang connector)');
+      erl = await ErlangTestEnv.start();
+      for (const p of pods.filter((x) => x.beam)) {
+        const short = p.beam!.split('@')[0]!;
+        await erl.startNode(short);
+        spawnCtopo(
+          [
+            'agent',
+            '--kubeconfig',
+            s.kubeconfig,
+            '--namespace',
+            NAMESPACE,
+            '--topology',
+            TOPOLOGY,
+            '--connector',
+            'erlang',
+            '--node-name',
+            p.beam!,
+            '--cookie-file',
+            erl.cookieFile,
+            '--pod-name',
+            (p.pod.metadata as { name: string }).name,
+            '--http-host',
+            '127.0.0.1',
+            '--http-port',
+            '0',
+            '--log-level',
+            'warn',
+          ],
+          { ERL_EPMD_PORT: String(erl.epmdPort) },
+        );
+      }
+      await waitFor(
+        'the BEAM nodes to mesh',
+        async () => {
+          for (const m of members)
+            if ((await erl!.nodesOf(m)).length !== members.length - 1) return undefined;
+          return true;
+        },
+        60_000,
+      );
+      for (const m of members) membership.push(`  ${m} sees: ${(await erl.nodesOf(m)).join(', ')}`);
+    } else {
+      o.err('demo: Erlang is not installed (apt-get install erlang-base); using the file connector instead');
+      const file = join(dir, 'peers.txt');
+      spawnCtopo([
+        'agent',
+        '--kubeconfig',
+        s.kubeconfig,
+        '--namespace',
+        NAMESPACE,
+        '--topology',
+        TOPOLOGY,
+        '--connector',
+        'file',
+        '--file-path',
+        file,
+        '--pod-name',
+        'web-0',
+        '--node-name',
+        'web-0@127.0.0.1',
+        '--http-host',
+        '127.0.0.1',
+        '--http-port',
+        '0',
+      ]);
+      const text = await waitFor(
+        'the peer file',
+        async () => {
+          const t = await readFile(file, 'utf8').catch(() => '');
+          return t.split('\n').filter(Boolean).length === members.length - 1 ? t : undefined;
+        },
+        30_000,
+      );
+      membership = text
+        .trim()
+        .split('\n')
+        .map((l) => `  web-0's agent wrote: ${l}`);
+    }
+
+    const final = (await readStatus(kube)) ?? status;
+    o.out(
+      `\n$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}`,
+    );
+    o.out(formatResolveTable({ peers: final.peers ?? [], excluded: final.excluded ?? [] }));
+    const analysis = analysisFromStatus(
+      final.failureDomains,
+      (final.peers ?? []).map((p) => p.pod),
+    );
+    if (!analysis.ok)
+      throw new Error(`the status's failure-domain analysis cannot be read: ${analysis.problem}`);
+    o.out(
+      `\nFAILURE DOMAINS (seed 003's table: sites A and B; vm-1 and vm-2 share hypervisor hv-1)\n${formatAnalysisTable(analysis.analysis)}`,
+    );
+    const verdict = (level: string, domain: string) =>
+      analysis.analysis.domains.find((d) => d.level === level && d.domain === domain)?.verdict;
+    const checks = [
+      [`losing site A (2 of 3 voters)`, verdict(SITE, 'A'), 'Breaks'],
+      [`losing site B (1 of 3 voters)`, verdict(SITE, 'B'), 'Survives'],
+      [`losing hypervisor hv-1 (2 voters)`, verdict(HYPERVISOR, 'hv-1'), 'Breaks'],
+    ] as const;
+    o.out(
+      checks
+        .map(
+          ([what, got, want]) =>
+            `  ${got === want ? 'as the seed says' : 'NOT as the seed says'}: ${what} → ${got}`,
+        )
+        .join('\n'),
+    );
+    o.out(`\nERLANG CLUSTER MEMBERSHIP\n${membership.join('\n')}`);
+    o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (o.keep)
+      o.out(
+        `kept running: export KUBECONFIG=${s.kubeconfig}; stop the control plane with: ctopo dev-cluster down --state ${dir}`,
+      );
+    return checks.every(([, got, want]) => got === want) ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (!o.keep) await teardown();
+  }
+}
+
+async function createWorld(kube: Kube): Promise<void> {
+  await kube.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+  for (const n of nodes) await kube.request('POST', '/api/v1/nodes', { body: n });
+  for (const p of pods) {
+    const name = (p.pod.metadata as { name: string }).name;
+    await kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/pods`, { body: p.pod });
+    if (p.status)
+      await kube.request('PATCH', `/api/v1/namespaces/${NAMESPACE}/pods/${name}/status`, {
+        contentType: 'application/merge-patch+json',
+        body: {
+          status: {
+            phase: p.status.phase,
+            podIP: p.status.podIP,
+            podIPs: [{ ip: p.status.podIP }],
+            conditions: [{ type: 'Ready', status: p.status.ready ? 'True' : 'False' }],
+          },
+        },
+      });
+  }
+  await kube.request('POST', `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}`, {
+    body: topology,
+  });
+}
+
+async function readStatus(kube: Kube): Promise<ClusterTopologyStatus | undefined> {
+  const o = await kube.request<{ status?: ClusterTopologyStatus }>(
+    'GET',
+    `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}/${TOPOLOGY}`,
+  );
+  return o.status;
+}
+
+export type { ControlPlaneState };
