@@ -44,7 +44,11 @@ export function staleLimitMs(pollingMs: number): number {
   return HEARTBEAT_MS + 3 * pollingMs + 30_000;
 }
 
-export function agentInputFrom(read: ReadState, now: Date): AgentInput {
+/**
+ * `ownPod`: this agent's pod. Its own entry is never a peer to dial, whatever name the operator
+ * computed for it (a wrong one is the self check's business).
+ */
+export function agentInputFrom(read: ReadState, now: Date, ownPod?: string): AgentInput {
   switch (read.kind) {
     case 'pending':
       return { kind: 'trouble', cause: 'NoStatusYet', detail: 'the first read is under way' };
@@ -70,7 +74,7 @@ export function agentInputFrom(read: ReadState, now: Date): AgentInput {
           cause: 'StatusStale',
           detail: `lastPollTime ${st.lastPollTime ?? 'missing'} is older than ${Math.round(limit / 1000)} s`,
         };
-      return { kind: 'status', peers: st.peers.map((p) => p.nodeName) };
+      return { kind: 'status', peers: st.peers.filter((p) => p.pod !== ownPod).map((p) => p.nodeName) };
     }
   }
 }

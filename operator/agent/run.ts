@@ -18,9 +18,9 @@ import { TopologyReader } from './topology-reader.js';
  * The agent beside one application: it follows one ClusterTopology and runs the seed's round
  * (disconnect who left, connect everyone listed, retry failures next round) on every status
  * change and every polling interval, through a connector. Its own trouble never disconnects
- * anyone. Health: /healthz always answers while the process runs (trouble is in its text and in
- * metrics — restarting the sidecar would not fix the API server); /readyz fails before the first
- * status and while the self check fails, which is a configuration error to fix.
+ * anyone. Health: /healthz answers while the process runs — trouble shows in logs and metrics
+ * (ctopo_agent_trouble), since restarting the sidecar would not fix the API server; /readyz
+ * fails before the first status and while the self check fails, a configuration error to fix.
  */
 
 export interface RunningAgent {
@@ -112,7 +112,7 @@ export async function runAgent(
   const tick = async () => {
     if (stopped) return;
     const read = reader.state();
-    const input = agentInputFrom(read, new Date());
+    const input = agentInputFrom(read, new Date(), podName);
     if (input.kind === 'status') {
       trouble = '';
       for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, 0);

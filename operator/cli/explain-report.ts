@@ -117,7 +117,7 @@ function peerLines(
     `  Runs on:      ${p.node ? `Node ${safe(p.node)}` : 'no Node yet (unscheduled)'}`,
     `  Terminating:  ${p.terminating ? 'yes — it stays a peer until the pod is gone' : 'no'}`,
     '',
-    `The pod's own Erlang node name (what its release sets, e.g. RELEASE_NAME in rel/env.sh.eex) must be`,
+    `The pod's own Erlang node name (what its release sets, e.g. RELEASE_NODE in rel/env.sh.eex) must be`,
     `exactly ${safe(p.nodeName)}, or its peers cannot connect to it; the agent checks this.`,
   ];
 }

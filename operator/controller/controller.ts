@@ -164,17 +164,36 @@ export class TopologyController {
         onDone: Parameters<Kube['watch']>[3],
         idleMs: number,
       ) => {
+        // Up from the start of a watch until it ends or is aborted, counted once either way.
         this.metrics.watchesUp.inc();
-        return this.kube.watch(
-          path,
-          { ...query, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: WATCH_TIMEOUT_S },
-          onEvent,
-          (err) => {
-            this.metrics.watchesUp.dec();
-            onDone(err);
-          },
-          idleMs,
-        );
+        let counted = true;
+        const down = () => {
+          if (counted) this.metrics.watchesUp.dec();
+          counted = false;
+        };
+        return this.kube
+          .watch(
+            path,
+            { ...query, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: WATCH_TIMEOUT_S },
+            onEvent,
+            (err) => {
+              down();
+              onDone(err);
+            },
+            idleMs,
+          )
+          .then(
+            (handle) => ({
+              abort: () => {
+                down();
+                handle.abort();
+              },
+            }),
+            (e: unknown) => {
+              down();
+              throw e;
+            },
+          );
       },
     };
   }
@@ -321,6 +340,7 @@ export class TopologyController {
       previous,
       now,
       spec,
+      namespace: spec?.namespace ?? ns,
       refusal,
       poll: lastPoll,
       pods: (reflector?.items() ?? []) as unknown as PodView[],

@@ -14,7 +14,12 @@ import { setCondition, type ConditionUpdate } from './conditions.js';
  * | 401, 403                   | `onForbidden: Disconnect` → none; `Retain` → last known    | the code          | False / True (reason Forbidden…)  |
  * | any other status           | last known                                                | the code          | False / True                      |
  * | no answer                  | last known                                                | TransportError    | False / True                      |
- * | not listed: spec refused   | none (nothing of another namespace is ever published)    | unchanged         | False (the refusal's reason) / —  |
+ * | not listed: invalid spec   | last known                                                | unchanged         | False / True (InvalidSpec)        |
+ * | not listed: cross-namespace| none (nothing of another namespace is ever published)    | unchanged         | False / True (CrossNamespaceDenied) |
+ *
+ * Only a list that once succeeded is "known": a failure before any success, and every refusal,
+ * go out without lastPollTime, which agents read as a stale status (they keep what they have) —
+ * an unknown list is never published as an empty one.
  *
  * "Last known" is the previous status's list, so an operator restart keeps it too.
  * `lastResponse.since` and each condition's `lastTransitionTime` move only when the outcome
@@ -36,6 +41,8 @@ export interface StatusInput {
   now: Date;
   /** Undefined only together with a refusal (an invalid spec). */
   spec: ResolvedSpec | undefined;
+  /** The namespace whose pods are listed. */
+  namespace: string;
   /** Set when the topology may not be served at all (cross-namespace, invalid spec). */
   refusal?: { reason: string; message: string };
   /** The last list's outcome; undefined: not listed yet. */
@@ -66,11 +73,23 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   const set = (u: ConditionUpdate) => (conditions = setCondition(conditions, u, now, generation));
 
   if (input.refusal) {
-    set({ type: 'Ready', status: 'False', ...input.refusal });
+    // Not listed at all. An invalid spec keeps the last list (a typo must not disconnect a
+    // cluster); a cross-namespace topology publishes nothing. Either way there is no
+    // lastPollTime, so agents take the status as stale and keep their connections.
+    const r = input.refusal;
+    const keep = r.reason !== 'CrossNamespaceDenied';
+    set({ type: 'Ready', status: 'False', ...r });
+    set({ type: 'Degraded', status: 'True', ...r });
+    set({
+      type: 'QuorumAtRisk',
+      status: 'Unknown',
+      reason: r.reason,
+      message: 'No analysis while the topology is refused.',
+    });
     return finish(
       { ...(previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
-      [],
-      [],
+      keep ? (previous?.peers ?? []) : [],
+      keep ? (previous?.excluded ?? []) : [],
       conditions,
       input,
       undefined,
@@ -100,7 +119,6 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   }
 
   const response = responseOf(poll);
-  const targetNamespace = spec.namespace;
   const lastResponse: LastResponse = {
     ...response,
     since:
@@ -110,6 +128,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   let peers: Peer[];
   let excluded: ExcludedPod[];
   let readyByPod = new Map<string, boolean>();
+  let known = true;
   if (poll.ok) {
     const resolved = resolvePeers(input.pods as unknown as object[], spec.naming);
     peers = resolved.peers;
@@ -132,9 +151,15 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     const disconnect = isForbidden(f) && spec.onForbidden === 'Disconnect';
     peers = disconnect ? [] : (previous?.peers ?? []);
     excluded = disconnect ? [] : (previous?.excluded ?? []);
+    // Only a list that once succeeded (the previous status was polled) is "known"; without one
+    // the status goes out without lastPollTime, so agents keep what they have instead of
+    // reading an unknown list as an empty one.
+    known = disconnect || previous?.lastPollTime !== undefined;
     const kept = disconnect
       ? 'onForbidden is Disconnect: the peer list is empty, so agents disconnect.'
-      : `Keeping the last known ${peers.length} peers.`;
+      : known
+        ? `Keeping the last known ${peers.length} peers.`
+        : 'No list of pods has succeeded yet; agents keep the connections they have.';
     const what =
       f.code === undefined
         ? 'The API server did not answer'
@@ -147,21 +172,20 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
           : f.code === 400
             ? 'InvalidSelector'
             : 'ListFailed';
-    const message = `${what} to the list of pods${targetNamespace ? ` in ${targetNamespace}` : ''}: ${truncate(f.message, 500)} ${kept}`;
+    const message = `${what} to the list of pods in ${input.namespace}: ${truncate(f.message, 500)} ${kept}`;
     set({ type: 'Ready', status: 'False', reason, message });
     set({ type: 'Degraded', status: 'True', reason, message });
     // Readiness is only known from a fresh list; keep the previous verdicts' inputs as they were.
     for (const p of peers) readyByPod.set(p.pod, true);
   }
-  const status = finish(
-    { lastResponse, lastPollTime: poll.at.toISOString() },
+  return finish(
+    { lastResponse, ...(known ? { lastPollTime: poll.at.toISOString() } : {}) },
     peers,
     excluded,
     conditions,
     input,
     readyByPod,
   );
-  return status;
 }
 
 function finish(
@@ -257,12 +281,15 @@ export function mergePatch(from: unknown, to: unknown): unknown {
   )
     return to;
   const patch: Record<string, unknown> = {};
+  // defineProperty: a key named __proto__ is data, never the object's prototype.
+  const put = (k: string, v: unknown) =>
+    Object.defineProperty(patch, k, { value: v, enumerable: true, writable: true, configurable: true });
   const f = from as Record<string, unknown>;
   const t = to as Record<string, unknown>;
-  for (const k of Object.keys(f)) if (f[k] !== undefined && t[k] === undefined) patch[k] = null;
+  for (const k of Object.keys(f)) if (f[k] !== undefined && t[k] === undefined) put(k, null);
   for (const k of Object.keys(t)) {
     if (t[k] === undefined || deepEqual(f[k], t[k])) continue;
-    patch[k] = mergePatch(f[k], t[k]);
+    put(k, mergePatch(f[k], t[k]));
   }
   return patch;
 }

@@ -278,5 +278,7 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(await op.metric('ctopo_peers', { namespace: ns, name: 'web' })).toBe(st.peerCount);
     expect(await op.metric('ctopo_excluded_pods', { namespace: ns, name: 'web' })).toBe(st.excludedCount);
     expect((await op.get('/readyz')).status).toBe(200);
+    // Three streams: ClusterTopologies, Nodes, and this topology's pods — none leaked by restarts.
+    expect(await op.metric('ctopo_watches_up')).toBe(3);
   });
 });

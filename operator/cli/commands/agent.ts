@@ -12,8 +12,8 @@ Reads one ClusterTopology (get/watch on that object only; no permission on pods 
 a round on every status change and every pollingInterval: disconnect the nodes that left the
 list, connect every node in it; a failed connect is retried next round. Only nodes this agent
 connected are ever disconnected by it, and never because of its own trouble (API unreachable,
-401/403, object gone, status stale): then it keeps every connection and says so in logs,
-/healthz and metrics. The self check compares the operator's node name for this pod with the
+401/403, object gone, status stale): then it keeps every connection and says so in logs
+and metrics (ctopo_agent_trouble). The self check compares the operator's node name for this pod with the
 local node's real name and fails /readyz (with an error log each round) when they differ.
 
 Connectors:

@@ -125,3 +125,13 @@ describe('the self check', () => {
     });
   });
 });
+
+describe("the agent's own entry", () => {
+  it('is never a peer to dial, even under a name the node does not have', () => {
+    const st = fresh([peer('a', 'a@h'), peer('me', 'wrong@h')]);
+    expect(agentInputFrom({ kind: 'read', object: topo(st) }, now, 'me')).toEqual({
+      kind: 'status',
+      peers: ['a@h'],
+    });
+  });
+});

@@ -1,0 +1,270 @@
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { validateSpec, type ResolvedSpec } from '../../../operator/api/validate.js';
+import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
+import {
+  computeStatus,
+  mergePatch,
+  peerChanges,
+  shouldWrite,
+  type PodView,
+  type StatusInput,
+} from '../../../operator/controller/status.js';
+import { setCondition } from '../../../operator/controller/conditions.js';
+
+const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, s));
+const spec = (extra: Record<string, unknown> = {}): ResolvedSpec => {
+  const r = validateSpec({ selector: 'app=web', ...extra });
+  if (!r.ok) throw new Error(r.problems.join());
+  return r.spec;
+};
+const pod = (name: string, ip?: string, node?: string): PodView => ({
+  metadata: { name, uid: `uid-${name}` },
+  spec: node ? { nodeName: node } : {},
+  status: {
+    ...(ip ? { podIP: ip, phase: 'Running' } : { phase: 'Pending' }),
+    conditions: [{ type: 'Ready', status: 'True' }],
+  },
+});
+const base = (over: Partial<StatusInput> = {}): StatusInput => ({
+  generation: 1,
+  previous: undefined,
+  now: t(0),
+  spec: spec(),
+  namespace: 'app',
+  pods: [pod('web-0', '10.0.0.1'), pod('web-1', '10.0.0.2'), pod('web-2')],
+  nodeLabels: () => undefined,
+  poll: { ok: true, at: t(0) },
+  ...over,
+});
+const cond = (s: ClusterTopologyStatus, type: string) => s.conditions?.find((c) => c.type === type);
+const fail = (code: number | undefined, at = t(10)) => ({
+  ok: false as const,
+  at,
+  failure: {
+    code,
+    reason: code === 403 ? 'Forbidden' : code ? 'InternalError' : 'TransportError',
+    message: 'nope',
+  },
+});
+
+describe("computeStatus: the seed's error table", () => {
+  const ok = computeStatus(base());
+
+  it('200: the resolved list, Ready, not Degraded', () => {
+    expect(ok.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.0.0.1', 'web-1@10.0.0.2']);
+    expect(ok.excluded).toEqual([expect.objectContaining({ pod: 'web-2', reason: 'NoPodIP' })]);
+    expect([ok.peerCount, ok.excludedCount]).toEqual([2, 1]);
+    expect(ok.lastResponse).toEqual({ code: '200', reason: 'OK', since: t(0).toISOString() });
+    expect(ok.lastPollTime).toBe(t(0).toISOString());
+    expect(cond(ok, 'Ready')).toMatchObject({ status: 'True', observedGeneration: 1 });
+    expect(cond(ok, 'Degraded')).toMatchObject({ status: 'False' });
+  });
+
+  it('403 with Retain: the last known list, the code, Degraded, a fresh lastPollTime', () => {
+    const s = computeStatus(base({ previous: ok, poll: fail(403), pods: [] }));
+    expect(s.peers).toEqual(ok.peers);
+    expect(s.lastResponse).toMatchObject({ code: '403', reason: 'Forbidden', since: t(10).toISOString() });
+    expect(cond(s, 'Degraded')).toMatchObject({ status: 'True', reason: 'Forbidden' });
+    expect(cond(s, 'Degraded')!.message).toContain('in app');
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'Forbidden' });
+    expect(s.lastPollTime).toBe(t(10).toISOString());
+  });
+
+  it('401/403 with Disconnect: an empty list, on purpose', () => {
+    for (const code of [401, 403]) {
+      const s = computeStatus(
+        base({ previous: ok, poll: fail(code), spec: spec({ onForbidden: 'Disconnect' }) }),
+      );
+      expect(s.peers).toEqual([]);
+      expect(s.peerCount).toBe(0);
+      expect(s.lastPollTime).toBe(t(10).toISOString());
+    }
+  });
+
+  it.each([
+    [500, 'ListFailed'],
+    [503, 'ListFailed'],
+    [429, 'ListFailed'],
+    [400, 'InvalidSelector'],
+    [undefined, 'TransportError'],
+  ])(
+    'status %s: the last known list, Degraded with reason %s — Disconnect only applies to 401/403',
+    (code, reason) => {
+      const s = computeStatus(
+        base({ previous: ok, poll: fail(code), spec: spec({ onForbidden: 'Disconnect' }) }),
+      );
+      expect(s.peers).toEqual(ok.peers);
+      expect(cond(s, 'Degraded')).toMatchObject({ status: 'True', reason });
+      expect(s.lastResponse!.code).toBe(code === undefined ? 'TransportError' : String(code));
+    },
+  );
+
+  it('a failure before any list ever succeeded publishes no lastPollTime: an unknown list is never an empty one', () => {
+    const s = computeStatus(base({ previous: undefined, poll: fail(403) }));
+    expect(s.peers).toEqual([]);
+    expect(s.lastPollTime).toBeUndefined();
+    expect(cond(s, 'Degraded')!.message).toMatch(/No list of pods has succeeded yet/);
+  });
+
+  it('recovery: 200 again clears Degraded; lastResponse.since moves only when the code changes', () => {
+    const failing = computeStatus(base({ previous: ok, poll: fail(503, t(10)) }));
+    const stillFailing = computeStatus(base({ previous: failing, poll: fail(503, t(20)), now: t(20) }));
+    expect(stillFailing.lastResponse!.since).toBe(t(10).toISOString());
+    expect(cond(stillFailing, 'Degraded')!.lastTransitionTime).toBe(
+      cond(failing, 'Degraded')!.lastTransitionTime,
+    );
+    const back = computeStatus(base({ previous: stillFailing, poll: { ok: true, at: t(30) }, now: t(30) }));
+    expect(back.lastResponse).toMatchObject({ code: '200', since: t(30).toISOString() });
+    expect(cond(back, 'Degraded')).toMatchObject({
+      status: 'False',
+      lastTransitionTime: t(30).toISOString(),
+    });
+  });
+});
+
+describe('computeStatus: refusals and the first list', () => {
+  const ok = computeStatus(base());
+  it('an invalid spec keeps the last list but drops lastPollTime (agents keep what they have)', () => {
+    const s = computeStatus(
+      base({
+        previous: ok,
+        spec: undefined,
+        refusal: { reason: 'InvalidSpec', message: 'spec.x: bad' },
+        now: t(5),
+      }),
+    );
+    expect(s.peers).toEqual(ok.peers);
+    expect(s.lastPollTime).toBeUndefined();
+    expect(s.failureDomains).toBeUndefined();
+    expect(cond(s, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: 'spec.x: bad',
+    });
+    expect(cond(s, 'QuorumAtRisk')).toMatchObject({ status: 'Unknown', reason: 'InvalidSpec' });
+  });
+  it('a cross-namespace topology publishes nothing', () => {
+    const s = computeStatus(
+      base({ previous: ok, refusal: { reason: 'CrossNamespaceDenied', message: 'no' } }),
+    );
+    expect(s.peers).toEqual([]);
+    expect(s.excluded).toEqual([]);
+    expect(s.lastPollTime).toBeUndefined();
+  });
+  it('before the first list it keeps the previous status as it is (a restart does not flap it)', () => {
+    expect(computeStatus(base({ previous: ok, poll: undefined, now: t(50) }))).toBe(ok);
+    expect(cond(computeStatus(base({ poll: undefined })), 'Ready')).toMatchObject({
+      status: 'Unknown',
+      reason: 'Listing',
+    });
+  });
+  it('the same world computed again is the same status', () => {
+    const again = computeStatus(base({ previous: ok, now: t(40), poll: { ok: true, at: t(0) } }));
+    expect(again).toEqual(ok);
+  });
+});
+
+describe('computeStatus: failure domains from Node labels', () => {
+  it('analyses the peers by the labels of their Nodes and sets QuorumAtRisk', () => {
+    const labels: Record<string, Record<string, string>> = {
+      n1: { 'topology.kubernetes.io/zone': 'a' },
+      n2: { 'topology.kubernetes.io/zone': 'a' },
+      n3: { 'topology.kubernetes.io/zone': 'b' },
+    };
+    const s = computeStatus(
+      base({
+        spec: spec({ failureDomains: { levels: [{ key: 'topology.kubernetes.io/zone' }] } }),
+        pods: [pod('a', '10.0.0.1', 'n1'), pod('b', '10.0.0.2', 'n2'), pod('c', '10.0.0.3', 'n3')],
+        nodeLabels: (n) => labels[n],
+      }),
+    );
+    expect(s.failureDomains!.verdict).toBe('Breaks');
+    expect(s.failureDomains!.domains!.find((d) => d.domain === 'a')).toMatchObject({
+      votingWeight: 2,
+      verdict: 'Breaks',
+    });
+    expect(cond(s, 'QuorumAtRisk')).toMatchObject({ status: 'True' });
+    expect(cond(s, 'QuorumAtRisk')!.message).toContain('a');
+  });
+});
+
+describe('conditions', () => {
+  it('move lastTransitionTime only when the status flips', () => {
+    let c = setCondition([], { type: 'Ready', status: 'True', reason: 'A', message: 'm' }, t(0), 1);
+    c = setCondition(c, { type: 'Ready', status: 'True', reason: 'B', message: 'n' }, t(5), 2);
+    expect(c).toEqual([
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'B',
+        message: 'n',
+        observedGeneration: 2,
+        lastTransitionTime: t(0).toISOString(),
+      },
+    ]);
+    c = setCondition(c, { type: 'Ready', status: 'False', reason: 'C', message: 'o' }, t(9), 2);
+    expect(c[0]!.lastTransitionTime).toBe(t(9).toISOString());
+  });
+});
+
+describe('writing', () => {
+  const ok = computeStatus(base());
+  it('writes when the content changed, not for lastPollTime alone until the minute heartbeat', () => {
+    expect(shouldWrite(undefined, ok, t(0))).toBe(true);
+    const later = { ...ok, lastPollTime: t(30).toISOString() };
+    expect(shouldWrite(ok, later, t(30))).toBe(false);
+    expect(shouldWrite(ok, { ...ok, lastPollTime: t(60).toISOString() }, t(60))).toBe(true);
+    expect(shouldWrite(ok, { ...ok, peerCount: 9 }, t(1))).toBe(true);
+  });
+
+  it('a merge patch that turns the old status into the new one, removals as null', () => {
+    const apply = (target: unknown, patch: unknown): unknown => {
+      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+      const out: Record<string, unknown> =
+        typeof target === 'object' && target !== null && !Array.isArray(target)
+          ? { ...(target as object) }
+          : {};
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) delete out[k];
+        else
+          Object.defineProperty(out, k, {
+            value: apply(out[k], v),
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+      }
+      return out;
+    };
+    const json = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 3 }), json),
+        fc.dictionary(fc.string({ maxLength: 3 }), json),
+        (a, b) => {
+          const clean = (o: unknown): unknown =>
+            JSON.parse(JSON.stringify(o, (_k, v) => (v === null ? undefined : v)) ?? 'null');
+          const [from, to] = [clean(a), clean(b)];
+          expect(apply(from, mergePatch(from, to))).toEqual(to);
+        },
+      ),
+      // Found by this property once: a key named __proto__ must stay data.
+      { examples: [[{}, { '': JSON.parse('{"__proto__":""}') as fc.JsonValue }]] },
+    );
+  });
+
+  it('names who joined and who left', () => {
+    const p = (n: string) => ({
+      nodeName: n,
+      pod: n,
+      uid: n,
+      podIP: '1.1.1.1',
+      node: '',
+      hostSource: 'PodIP' as const,
+      nameSource: 'PodName' as const,
+      terminating: false,
+    });
+    expect(peerChanges([p('a'), p('b')], [p('b'), p('c')])).toEqual({ joined: ['c'], left: ['a'] });
+  });
+});
