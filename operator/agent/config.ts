@@ -1,4 +1,4 @@
-import type { OptionsSpec } from '../config/load.js';
+import { processOptions, type OptionsSpec, type ProcessConfig } from '../config/load.js';
 import { UsageError } from '../cli/command.js';
 import { ConnectorConfigError, validateConnectorConfig, type ConnectorConfig } from './connectors/index.js';
 
@@ -56,17 +56,10 @@ export const agentOptions = {
     default: 'lines',
   },
   callTimeout: { type: 'duration', description: 'time limit of one connect or disconnect', default: '10s' },
-  httpHost: { type: 'string', description: 'address of /healthz, /readyz and /metrics', default: '0.0.0.0' },
-  httpPort: { type: 'integer', description: 'their port (0: any free port)', default: 8081, minimum: 0 },
-  logLevel: {
-    type: 'string',
-    description: 'log level',
-    default: 'info',
-    enum: ['error', 'warn', 'info', 'debug'],
-  },
+  ...processOptions(8081),
 } satisfies OptionsSpec;
 
-export interface AgentConfig {
+export interface AgentConfig extends ProcessConfig {
   topology?: string;
   namespace?: string;
   kubeconfig?: string;
@@ -82,9 +75,6 @@ export interface AgentConfig {
   filePath?: string;
   fileFormat: 'lines' | 'json';
   callTimeout: string;
-  httpHost: string;
-  httpPort: number;
-  logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
 
 /** The connector's own configuration from the agent's flat keys; a key of another connector is an error. */

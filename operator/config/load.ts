@@ -25,6 +25,35 @@ export interface OptionSpec {
 
 export type OptionsSpec = Record<string, OptionSpec>;
 
+/** The keys every long-running ctopo process has: its health/metrics server and its log level. */
+export function processOptions(defaultPort: number) {
+  return {
+    httpHost: {
+      type: 'string',
+      description: 'address of /healthz, /readyz and /metrics',
+      default: '0.0.0.0',
+    },
+    httpPort: {
+      type: 'integer',
+      description: 'their port (0: any free port)',
+      default: defaultPort,
+      minimum: 0,
+    },
+    logLevel: {
+      type: 'string',
+      description: 'log level',
+      default: 'info',
+      enum: ['error', 'warn', 'info', 'debug'],
+    },
+  } satisfies OptionsSpec;
+}
+
+export interface ProcessConfig {
+  httpHost: string;
+  httpPort: number;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+}
+
 const kebab = (k: string) => k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
 const envName = (k: string) => 'CTOPO_' + k.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
 

@@ -22,6 +22,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export interface DemoOptions {
   dir?: string;
   keep: boolean;
+  /** Default: erlang where erl and erl_call are on PATH, else file. */
+  connector?: 'erlang' | 'file';
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -123,37 +125,40 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     });
 
     const members = pods.filter((p) => p.beam).map((p) => p.beam!);
+    const agentArgs = (node: string, pod: string, connector: string[]) => [
+      'agent',
+      '--kubeconfig',
+      s.kubeconfig,
+      '--namespace',
+      NAMESPACE,
+      '--topology',
+      TOPOLOGY,
+      '--node-name',
+      node,
+      '--pod-name',
+      pod,
+      '--http-host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+      '--log-level',
+      'warn',
+      ...connector,
+    ];
     let membership: string[] = [];
-    if (await hasErlang()) {
+    if ((o.connector ?? ((await hasErlang()) ? 'erlang' : 'file')) === 'erlang') {
       o.err('demo: starting real BEAM nodes, each with an agent (erlang connector)');
       erl = await ErlangTestEnv.start();
       for (const p of pods.filter((x) => x.beam)) {
         const short = p.beam!.split('@')[0]!;
         await erl.startNode(short);
         spawnCtopo(
-          [
-            'agent',
-            '--kubeconfig',
-            s.kubeconfig,
-            '--namespace',
-            NAMESPACE,
-            '--topology',
-            TOPOLOGY,
+          agentArgs(p.beam!, (p.pod.metadata as { name: string }).name, [
             '--connector',
             'erlang',
-            '--node-name',
-            p.beam!,
             '--cookie-file',
             erl.cookieFile,
-            '--pod-name',
-            (p.pod.metadata as { name: string }).name,
-            '--http-host',
-            '127.0.0.1',
-            '--http-port',
-            '0',
-            '--log-level',
-            'warn',
-          ],
+          ]),
           { ERL_EPMD_PORT: String(erl.epmdPort) },
         );
       }
@@ -168,29 +173,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       );
       for (const m of members) membership.push(`  ${m} sees: ${(await erl.nodesOf(m)).join(', ')}`);
     } else {
-      o.err('demo: Erlang is not installed (apt-get install erlang-base); using the file connector instead');
+      o.err(
+        'demo: using the file connector (no Erlang, or --connector file): one agent writes its peers to a file',
+      );
       const file = join(dir, 'peers.txt');
-      spawnCtopo([
-        'agent',
-        '--kubeconfig',
-        s.kubeconfig,
-        '--namespace',
-        NAMESPACE,
-        '--topology',
-        TOPOLOGY,
-        '--connector',
-        'file',
-        '--file-path',
-        file,
-        '--pod-name',
-        'web-0',
-        '--node-name',
-        'web-0@127.0.0.1',
-        '--http-host',
-        '127.0.0.1',
-        '--http-port',
-        '0',
-      ]);
+      spawnCtopo(agentArgs('web-0@127.0.0.1', 'web-0', ['--connector', 'file', '--file-path', file]));
       const text = await waitFor(
         'the peer file',
         async () => {
@@ -234,7 +221,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         )
         .join('\n'),
     );
-    o.out(`\nERLANG CLUSTER MEMBERSHIP\n${membership.join('\n')}`);
+    o.out(
+      `\n${erl ? 'ERLANG CLUSTER MEMBERSHIP (nodes() of each node)' : 'PEERS AS THE AGENT SEES THEM'}\n${membership.join('\n')}`,
+    );
     o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (o.keep)
       o.out(

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { OptionsSpec } from '../config/load.js';
+import { processOptions, type OptionsSpec, type ProcessConfig } from '../config/load.js';
 
 /** The operator's configuration keys: flags `--kebab-case`, env `CTOPO_UPPER_SNAKE`, or `--config FILE`. */
 export const operatorOptions = {
@@ -46,22 +46,10 @@ export const operatorOptions = {
   },
   retryPeriod: { type: 'duration', description: 'interval between lease attempts', default: '2s' },
   identity: { type: 'string', description: 'this replica in the Lease (default: hostname_pid)' },
-  httpHost: { type: 'string', description: 'address of the health and metrics server', default: '0.0.0.0' },
-  httpPort: {
-    type: 'integer',
-    description: 'port of /healthz, /readyz and /metrics (0: any free port)',
-    default: 8080,
-    minimum: 0,
-  },
-  logLevel: {
-    type: 'string',
-    description: 'log level',
-    default: 'info',
-    enum: ['error', 'warn', 'info', 'debug'],
-  },
+  ...processOptions(8080),
 } satisfies OptionsSpec;
 
-export interface OperatorConfig {
+export interface OperatorConfig extends ProcessConfig {
   kubeconfig?: string;
   namespaces: string[];
   allowTargetNamespaces: string[];
@@ -74,9 +62,6 @@ export interface OperatorConfig {
   renewDeadline: string;
   retryPeriod: string;
   identity?: string;
-  httpHost: string;
-  httpPort: number;
-  logLevel: 'error' | 'warn' | 'info' | 'debug';
 }
 
 export const defaultIdentity = () => `${hostname()}_${process.pid}`;

@@ -15,6 +15,7 @@ import {
   eventsFor,
   grantOperatorRbac,
   restorePods,
+  seedPods,
   revokePods,
   serviceAccountToken,
   setPodStatus,
@@ -25,13 +26,6 @@ import { startOperator, type CtopoProcess } from '../support/operator-process.js
 import { waitFor } from '../support/wait.js';
 
 /** The seed's error table, row by row, on a real API server. */
-
-async function seedPods(s: ControlPlaneState, ns: string, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    await createPod(s, ns, `web-${i}`);
-    await setPodStatus(s, ns, `web-${i}`, { ip: `10.2.0.${i + 1}`, ready: true });
-  }
-}
 
 describe('401/403: listing pods refused (RBAC taken away for real)', () => {
   let s: ControlPlaneState;
@@ -46,7 +40,7 @@ describe('401/403: listing pods refused (RBAC taken away for real)', () => {
     ns = await freshNamespace(s, 'forbid');
     await grantOperatorRbac(s, user(), [ns], ns);
     kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
-    await seedPods(s, ns, 3);
+    await seedPods(s, ns, 3, { subnet: '10.2.0' });
     await applyTopology(s, ns, 'retain', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',
@@ -153,7 +147,7 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
     proxy = await new FaultProxy(s).start();
     const kubeconfig = await kubeconfigForToken(s, `proxy-${ns}.kubeconfig`, token, proxy.url);
-    await seedPods(s, ns, 2);
+    await seedPods(s, ns, 2, { subnet: '10.2.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',

@@ -17,18 +17,12 @@ import {
   condition,
   createPod,
   grantOperatorRbac,
+  seedPods,
   setPodStatus,
   topologyStatus,
 } from '../support/objects.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { sleep, waitFor } from '../support/wait.js';
-
-async function seedPods(s: ControlPlaneState, ns: string, n: number, prefix = 'web'): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    await createPod(s, ns, `${prefix}-${i}`);
-    await setPodStatus(s, ns, `${prefix}-${i}`, { ip: `10.3.0.${i + 1}`, ready: true });
-  }
-}
 
 describe('configuration is checked at start', () => {
   it.each([
@@ -71,9 +65,9 @@ describe('topologies that cannot work are refused; the others keep working', () 
     other = await freshNamespace(s, 'other');
     allowed = await freshNamespace(s, 'allowed');
     await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns, other, allowed], ns);
-    await seedPods(s, ns, 2);
-    await seedPods(s, other, 2, 'secret');
-    await seedPods(s, allowed, 1, 'shared');
+    await seedPods(s, ns, 2, { subnet: '10.3.0' });
+    await seedPods(s, other, 2, { prefix: 'secret', subnet: '10.3.0' });
+    await seedPods(s, allowed, 1, { prefix: 'shared', subnet: '10.3.0' });
     await applyTopology(s, ns, 'good', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '2s',
@@ -167,7 +161,7 @@ describe('restarting the operator changes nothing in any status', () => {
     const ns = await freshNamespace(s, 'restart');
     await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
     const kc = await kubeconfigForUser(s, `op-${ns}`);
-    await seedPods(s, ns, 3);
+    await seedPods(s, ns, 3, { subnet: '10.3.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',
@@ -216,7 +210,7 @@ describe('leader election with two replicas', () => {
     ns = await freshNamespace(s, 'leader');
     await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
     kc = await kubeconfigForUser(s, `op-${ns}`);
-    await seedPods(s, ns, 2);
+    await seedPods(s, ns, 2, { subnet: '10.3.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',
@@ -311,7 +305,7 @@ describe('the API server stopped and restarted', () => {
     try {
       await installCrd(s);
       await kubectlOk(s, ['create', 'namespace', 'app']);
-      await seedPods(s, 'app', 2);
+      await seedPods(s, 'app', 2, { subnet: '10.3.0' });
       await applyTopology(s, 'app', 'web', {
         selector: 'netzlive/pod-type=cluster-service',
         pollingInterval: '1s',

@@ -62,6 +62,20 @@ export async function setPodStatus(
   ]);
 }
 
+/** `n` running, ready pods `${prefix}-0…` with IPs `${subnet}.1…` (the default selector's label). */
+export async function seedPods(
+  s: ControlPlaneState,
+  ns: string,
+  n: number,
+  o: { prefix?: string; subnet: string },
+): Promise<void> {
+  const prefix = o.prefix ?? 'web';
+  for (let i = 0; i < n; i++) {
+    await createPod(s, ns, `${prefix}-${i}`);
+    await setPodStatus(s, ns, `${prefix}-${i}`, { ip: `${o.subnet}.${i + 1}`, ready: true });
+  }
+}
+
 export async function deletePod(s: ControlPlaneState, ns: string, name: string): Promise<void> {
   await kubectlOk(s, ['-n', ns, 'delete', 'pod', name, '--grace-period=0', '--force', '--wait=false']);
 }

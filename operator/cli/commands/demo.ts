@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Command } from '../command.js';
+import { UsageError, type Command } from '../command.js';
 import { runDemo } from '../../demo/run.js';
 
 export const demoCommand: Command = {
@@ -17,11 +17,18 @@ the Erlang cluster's membership. Tears everything down at the end unless --keep;
 (Ctrl-C) tears down too. Exit 0 when the verdicts are the seed's.
 
 Flags:
+  --connector erlang|file
+                erlang (default where erl and erl_call are installed): real BEAM nodes with agents;
+                file: one agent writing its peer list to a file
   --keep        leave the control plane running (stop it with: ctopo dev-cluster down --state DIR)
   --state DIR   state directory (default: a new temporary directory)`,
-  options: { keep: { type: 'boolean' }, state: { type: 'string' } },
+  options: { keep: { type: 'boolean' }, state: { type: 'string' }, connector: { type: 'string' } },
   async run(values, _positionals, io) {
+    const connector = values.connector as string | undefined;
+    if (connector !== undefined && connector !== 'erlang' && connector !== 'file')
+      throw new UsageError(`demo: --connector must be erlang or file, not '${connector}'`);
     return runDemo({
+      ...(connector ? { connector } : {}),
       keep: values.keep === true,
       ...(values.state ? { dir: resolve(values.state as string) } : {}),
       out: io.out,

@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { CtopoProcess } from '../../support/operator-process.js';
+
+const ours = () =>
+  new Promise<string[]>((ok) =>
+    execFile('ps', ['-eo', 'pid,args'], (_e, out) =>
+      ok(
+        out
+          .split('\n')
+          .filter((l) => /ctopo-demo-|beam\.smp.*ctopo-beam|ctopo\.js (operator|agent).*ctopo-demo/.test(l)),
+      ),
+    ),
+  );
+
+describe('npm run demo (the README’s first command)', () => {
+  it.each(['erlang', 'file'])(
+    'runs end to end with the %s connector, shows the seed’s verdicts, and leaves nothing behind',
+    async (connector) => {
+      const t0 = Date.now();
+      const p = new CtopoProcess(['demo', '--connector', connector]);
+      expect(await p.wait()).toBe(0);
+      const out = p.output;
+      expect(out).toMatch(
+        /NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+QUORUM\s+AGE\nweb\s+3\s+4\s+200\s+True\s+Breaks/,
+      );
+      for (const reason of ['NoPodIP', 'InvalidJSONPath', 'DuplicateNodeName']) expect(out).toContain(reason);
+      expect(out).toContain('as the seed says: losing site A (2 of 3 voters) → Breaks');
+      expect(out).toContain('as the seed says: losing hypervisor hv-1 (2 voters) → Breaks');
+      expect(out).toContain('as the seed says: losing site B (1 of 3 voters) → Survives');
+      if (connector === 'erlang')
+        expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');
+      else expect(out).toContain("web-0's agent wrote: dispatch-0@127.0.0.1");
+      expect(Date.now() - t0).toBeLessThan(120_000);
+      expect(await ours()).toEqual([]);
+    },
+  );
+
+  it('tears everything down when interrupted', async () => {
+    const p = new CtopoProcess(['demo', '--connector', 'erlang']);
+    const deadline = Date.now() + 60_000;
+    while (!/starting real BEAM nodes/.test(p.output) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    p.child.kill('SIGINT');
+    expect(await p.wait()).toBe(130);
+    // Nodes halt when their watchdog sees the demo gone; give them a moment, then nothing may be left.
+    const deadline2 = Date.now() + 15_000;
+    let left = await ours();
+    while (left.length && Date.now() < deadline2) {
+      await new Promise((r) => setTimeout(r, 250));
+      left = await ours();
+    }
+    expect(left).toEqual([]);
+  });
+});
