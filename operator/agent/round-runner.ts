@@ -71,7 +71,25 @@ export async function executePlan(
   }
   const limit = opts.concurrency ?? 4;
   const disconnect = await mapLimit(plan.disconnect, limit, (n) => safeCall(connector, 'disconnect', n));
-  const connect = await mapLimit(plan.connect, limit, (n) => safeCall(connector, 'connect', n));
+  // "Connect to every node in the list" without a call for what is known to hold already: one
+  // nodes() for the erlang connector instead of one erl_call per peer, nothing for a hook
+  // that was already told. New nodes go first, so a join never waits behind re-connects.
+  const held = new Set<string>();
+  if (connector.connectsStick) for (const n of plan.remembered) held.add(n);
+  else if (connector.connected) {
+    const now = await connector.connected().catch(() => undefined);
+    if (now?.ok) for (const n of now.nodes) held.add(n);
+  }
+  const known = new Set(plan.remembered);
+  const order = [...plan.connect.filter((n) => !known.has(n)), ...plan.connect.filter((n) => known.has(n))];
+  const results = new Map<string, ConnectResult>();
+  const toCall = order.filter((n) => !held.has(n));
+  for (const n of order)
+    if (held.has(n))
+      results.set(n, { ok: true, action: 'connect', node: n, ms: 0, note: 'already connected' });
+  const called = await mapLimit(toCall, limit, (n) => safeCall(connector, 'connect', n));
+  toCall.forEach((n, i) => results.set(n, called[i]!));
+  const connect = plan.connect.map((n) => results.get(n)!);
   return { disconnect, connect };
 }
 

@@ -140,7 +140,8 @@ export async function runAgent(
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     const read = reader.state();
-    const ms = pollingMsOf(read.kind === 'read' ? read.object : undefined);
+    // Until the object is read its interval is unknown: look again within a second.
+    const ms = read.kind === 'read' ? pollingMsOf(read.object) : 1000;
     timer = setTimeout(() => {
       void tick().finally(() => !stopped && schedule());
     }, ms);

@@ -68,6 +68,7 @@ export async function createExecConnector(
 
   return {
     kind: 'exec',
+    connectsStick: true,
     connect: (node) => run('connect', node),
     disconnect: (node) => run('disconnect', node),
     close: async () => {},

@@ -115,8 +115,11 @@ export function createFileConnector(
     return next;
   }
 
+  let written = false;
   async function commit(next: Set<string>): Promise<string | undefined> {
     const list = [...next].sort();
+    // A round that changes nothing rewrites (and fsyncs) nothing.
+    if (written && next.size === peers.size && list.every((n) => peers.has(n))) return undefined;
     try {
       await writeFileAtomic(config.path, renderPeerFile(list, config.format), mode, (tempPath) =>
         deps.onWrite?.({ tempPath, path: config.path, peers: list }),
@@ -125,6 +128,7 @@ export function createFileConnector(
       return `cannot write ${config.path}: ${(e as Error).message}`;
     }
     peers = next;
+    written = true;
     return undefined;
   }
 

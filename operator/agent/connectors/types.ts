@@ -65,6 +65,12 @@ export interface Connector {
   applyRound?(ops: { disconnect: readonly string[]; connect: readonly string[] }): Promise<BatchResults>;
   /** The nodes the application is connected to now, as far as the connector can tell. */
   connected?(): Promise<ListResult>;
+  /**
+   * True when a connect that succeeded stays in effect until this agent disconnects the node
+   * (exec: a hook called per change). Rounds then skip the nodes already held, instead of
+   * connecting them again.
+   */
+  readonly connectsStick?: boolean;
   /** The local node's own name, asked of the running node itself (for the self-name check). */
   selfName?(): Promise<NameResult>;
   /** Releases what the connector holds (temporary files). Idempotent. */
