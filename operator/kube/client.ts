@@ -1,4 +1,5 @@
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 
@@ -109,6 +110,8 @@ class KubeClient implements Kube {
   readonly server: string;
   readonly namespace: string;
   private readonly watcher: Watch;
+  /** One keep-alive agent per set of TLS credentials: client-node makes a new one per request. */
+  private readonly agents = new Map<string, HttpsAgent>();
 
   constructor(
     private readonly kc: KubeConfig,
@@ -128,6 +131,7 @@ class KubeClient implements Kube {
       if (v !== undefined) url.searchParams.set(k, String(v));
     const https: RequestOptions = { method, headers: { Accept: 'application/json' } };
     await this.kc.applyToHTTPSOptions(https);
+    https.agent = this.agentFor(https);
     const payload = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
     const headers = (https.headers ?? {}) as Record<string, string | number>;
     if (payload) {
@@ -173,6 +177,29 @@ class KubeClient implements Kube {
       );
       req.end(payload);
     });
+  }
+
+  private agentFor(o: RequestOptions): HttpsAgent {
+    const h = createHash('sha256');
+    for (const part of [o.ca, o.cert, o.key, o.pfx, String(o.rejectUnauthorized), o.servername])
+      h.update(part === undefined ? '-' : Array.isArray(part) ? part.join('\n') : String(part)).update('\0');
+    const key = h.digest('hex');
+    let agent = this.agents.get(key);
+    if (!agent) {
+      agent = new HttpsAgent({
+        keepAlive: true,
+        maxSockets: 16,
+        ca: o.ca,
+        cert: o.cert,
+        key: o.key,
+        pfx: o.pfx,
+        passphrase: o.passphrase,
+        ...(o.rejectUnauthorized !== undefined ? { rejectUnauthorized: o.rejectUnauthorized } : {}),
+        ...(o.servername ? { servername: o.servername } : {}),
+      });
+      this.agents.set(key, agent);
+    }
+    return agent;
   }
 
   async watch(
