@@ -74,9 +74,11 @@ export async function executePlan(
   // "Connect to every node in the list" without a call for what is known to hold already: one
   // nodes() for the erlang connector instead of one erl_call per peer, nothing for a hook
   // that was already told. New nodes go first, so a join never waits behind re-connects.
+  // After a disconnect, Erlang's global (prevent_overlapping_partitions) may drop other
+  // connections too, so a round that disconnected someone connects everyone again.
   const held = new Set<string>();
   if (connector.connectsStick) for (const n of plan.remembered) held.add(n);
-  else if (connector.connected) {
+  else if (connector.connected && plan.disconnect.length === 0) {
     const now = await connector.connected().catch(() => undefined);
     if (now?.ok) for (const n of now.nodes) held.add(n);
   }

@@ -33,18 +33,31 @@ function recording(opts: { connected?: string[] | 'fails'; sticky?: boolean }) {
 
 describe('a round does not re-connect what is known to hold', () => {
   const plan = planRound(['a@h', 'b@h', 'gone@h'], ['a@h', 'b@h', 'c@h', 'new@h'], 'me@h');
+  const calm = planRound(['a@h', 'b@h'], ['a@h', 'b@h', 'c@h', 'new@h'], 'me@h');
 
   it('asks the connector once which nodes are connected and calls only the others, new ones first', async () => {
     const { c, calls } = recording({ connected: ['a@h', 'b@h'] });
-    const r = await executePlan(c, plan, { concurrency: 1 });
-    expect(calls).toEqual(['disconnect gone@h', 'connect c@h', 'connect new@h']);
-    expect(r.connect.map((x) => [x.node, x.ok])).toEqual(plan.connect.map((n) => [n, true]));
+    const r = await executePlan(c, calm, { concurrency: 1 });
+    expect(calls).toEqual(['connect c@h', 'connect new@h']);
+    expect(r.connect.map((x) => [x.node, x.ok])).toEqual(calm.connect.map((n) => [n, true]));
     expect(r.connect.find((x) => x.node === 'a@h')).toMatchObject({ note: 'already connected' });
+  });
+
+  it('connects everyone again in a round that disconnected someone (global may drop overlapping connections)', async () => {
+    const { c, calls } = recording({ connected: ['a@h', 'b@h'] });
+    await executePlan(c, plan, { concurrency: 1 });
+    expect(calls).toEqual([
+      'disconnect gone@h',
+      'connect c@h',
+      'connect new@h',
+      'connect a@h',
+      'connect b@h',
+    ]);
   });
 
   it('re-connects a remembered node that dropped (not in connected())', async () => {
     const { c, calls } = recording({ connected: ['b@h'] });
-    await executePlan(c, plan, { concurrency: 1 });
+    await executePlan(c, calm, { concurrency: 1 });
     expect(calls).toContain('connect a@h');
     expect(calls.indexOf('connect c@h')).toBeLessThan(calls.indexOf('connect a@h'));
   });
