@@ -87,7 +87,9 @@ export class TopologyController {
         name: `clustertopologies ${path}`,
         ...this.listWatch(path, {}),
         resyncMs: 5 * 60_000,
-        onChange: () => this.enqueueTopologies(),
+        // One object changed (our own status writes too): only its key. A re-list: all of them.
+        onChange: (key) =>
+          key === undefined ? this.enqueueTopologies() : this.running && this.queue.add(key),
         onRestart: (why) => this.metrics.watchRestarts.inc({ resource: 'clustertopologies', why }),
         onPoll: (p) =>
           !p.ok &&

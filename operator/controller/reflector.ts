@@ -39,7 +39,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   backoffCapMs?: number;
   /** Keeps only what the controller needs of each object (memory). */
   transform?: (o: KubeObject) => T;
-  onChange?: () => void;
+  /** Something changed: `key` (namespace/name) for one object, undefined after a re-list. */
+  onChange?: (key?: string) => void;
   onPoll?: (outcome: PollOutcome) => void;
   onRestart?: (why: string) => void;
   log?: (level: 'debug' | 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
@@ -255,6 +256,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       if (old && old.metadata.resourceVersion === o.metadata.resourceVersion) return;
       this.store.set(k, o);
     }
-    this.opts.onChange?.();
+    this.opts.onChange?.(k);
   }
 }
