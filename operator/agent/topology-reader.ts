@@ -1,5 +1,5 @@
 import { GROUP, PLURAL, VERSION } from '../api/schema.js';
-import type { Kube, KubeObject } from '../kube/client.js';
+import type { Kube, KubeObject, ObjectList } from '../kube/client.js';
 import { Reflector } from '../controller/reflector.js';
 import type { ReadState, TopologyView } from './observe.js';
 
@@ -22,7 +22,10 @@ export class TopologyReader {
     const query = { fieldSelector: `metadata.name=${name}` };
     this.reflector = new Reflector<KubeObject>({
       name: `clustertopology ${namespace}/${name}`,
-      list: () => kube.request('GET', path, { query }),
+      list: async (keep) => {
+        const list = await kube.request<ObjectList>('GET', path, { query });
+        return { ...list, items: list.items.map(keep) };
+      },
       watch: (rv, onEvent, onDone, idleMs) =>
         kube.watch(
           path,

@@ -7,7 +7,15 @@ import type { OperatorMetrics } from '../observability/operator-metrics.js';
 import { EventRecorder, type ObjectRef } from './events.js';
 import { WorkQueue, type ReconcileOutcome } from './queue.js';
 import { Reflector, type PollOutcome } from './reflector.js';
-import { computeStatus, mergePatch, peerChanges, shouldWrite, type PodView } from './status.js';
+import {
+  computeStatus,
+  mergePatch,
+  peerChanges,
+  shouldWrite,
+  summarizePod,
+  type PodSummary,
+  type PodView,
+} from './status.js';
 import { conditionOf } from './conditions.js';
 
 /**
@@ -37,7 +45,9 @@ interface PodSource {
   target: string;
   selector: string;
   intervalMs: number;
-  reflector: Reflector<KubeObject>;
+  /** The naming settings the cached summaries were made with (JSON): a change re-lists. */
+  naming: string;
+  reflector: Reflector<PodSummary>;
 }
 
 interface Runtime {
@@ -157,9 +167,9 @@ export class TopologyController {
     return problems;
   }
 
-  private listWatch(path: string, query: Record<string, string>) {
+  private listWatch<T extends KubeObject>(path: string, query: Record<string, string>) {
     return {
-      list: () => this.listAll(path, query),
+      list: (keep: (o: KubeObject) => T) => this.listAll(path, query, keep),
       watch: (
         rv: string,
         onEvent: Parameters<Kube['watch']>[2],
@@ -200,15 +210,17 @@ export class TopologyController {
     };
   }
 
-  private async listAll(path: string, query: Record<string, string>): Promise<ObjectList<KubeObject>> {
-    const items: KubeObject[] = [];
+  private async listAll<T>(
+    path: string,
+    query: Record<string, string>,
+    keep: (o: KubeObject) => T,
+  ): Promise<ObjectList<T>> {
+    const items: T[] = [];
     let cont: string | undefined;
     let rv: string;
     do {
-      const page = await this.kube.request<ObjectList<KubeObject>>('GET', path, {
-        query: { ...query, limit: PAGE, continue: cont },
-      });
-      for (const item of page.items ?? []) items.push(item);
+      const page = await this.kube.list(path, { ...query, limit: PAGE, continue: cont }, keep);
+      for (const item of page.items) items.push(item);
       rv = page.metadata.resourceVersion;
       cont = page.metadata.continue || undefined;
     } while (cont);
@@ -263,19 +275,26 @@ export class TopologyController {
 
   private ensureSource(rt: Runtime, key: string, target: string, spec: ResolvedSpec): PodSource {
     const intervalMs = pollingIntervalMs(spec);
+    const naming = JSON.stringify(spec.naming);
     const s = rt.source;
-    if (s && s.target === target && s.selector === spec.selector && s.intervalMs === intervalMs) return s;
+    if (
+      s &&
+      s.target === target &&
+      s.selector === spec.selector &&
+      s.intervalMs === intervalMs &&
+      s.naming === naming
+    )
+      return s;
     s?.reflector.stop();
     const path = `/api/v1/namespaces/${encodeURIComponent(target)}/pods`;
-    const reflector = new Reflector<KubeObject>({
+    const settings = { ...spec.naming };
+    const reflector = new Reflector<PodSummary>({
       name: `pods ${target} ${spec.selector}`,
-      ...this.listWatch(path, { labelSelector: spec.selector }),
+      ...this.listWatch<PodSummary>(path, { labelSelector: spec.selector }),
       resyncMs: intervalMs,
       backoffCapMs: Math.min(30_000, intervalMs),
-      transform: (o) => {
-        delete (o.metadata as Record<string, unknown>).managedFields; // bulky, and nothing a node name should come from
-        return o;
-      },
+      // Each pod is judged when it arrives and only the verdict is kept, not the pod.
+      transform: (o) => summarizePod(o as unknown as PodView, settings),
       onChange: () => this.running && this.queue.add(key),
       onPoll: (p: PollOutcome) => {
         if (p.ok)
@@ -287,7 +306,7 @@ export class TopologyController {
       },
       onRestart: (why) => this.metrics.watchRestarts.inc({ resource: 'pods', why }),
     });
-    rt.source = { target, selector: spec.selector, intervalMs, reflector };
+    rt.source = { target, selector: spec.selector, intervalMs, naming, reflector };
     reflector.start();
     return rt.source;
   }
@@ -345,16 +364,13 @@ export class TopologyController {
       namespace: spec?.namespace ?? ns,
       refusal,
       poll: lastPoll,
-      pods: (reflector?.items() ?? []) as unknown as PodView[],
+      pods: reflector?.items() ?? [],
       nodeLabels: (node) => this.nodes?.get(undefined, node)?.metadata.labels,
     });
     if (!shouldWrite(previous, next, now)) return { kind: 'Done' };
     const patch = mergePatch(previous ?? {}, next);
-    this.log('debug', 'writing status', {
-      key,
-      fields: Object.keys(patch as object),
-      patch: JSON.stringify(patch).slice(0, 2000),
-    });
+    // Field names only: serializing a patch of thousands of peers for a debug line costs as much as the write.
+    this.log('debug', 'writing status', { key, fields: Object.keys(patch as object) });
     try {
       await this.kube.request(
         'PATCH',

@@ -25,7 +25,11 @@ export type PollOutcome = { ok: true; at: Date; count: number } | { ok: false; a
 
 export interface ReflectorOptions<T extends KubeObject> {
   name: string;
-  list: () => Promise<ObjectList<KubeObject>>;
+  /**
+   * Lists everything, applying `keep` (the transform) to each object as its page arrives, so
+   * the raw objects of a whole list are never held at once.
+   */
+  list: (keep: (o: KubeObject) => T) => Promise<ObjectList<T>>;
   watch: (
     rv: string,
     onEvent: (type: WatchEventType, object: KubeObject) => void,
@@ -166,13 +170,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private async doList(): Promise<void> {
     const generation = ++this.listGeneration;
     try {
-      const list = await this.opts.list();
+      const list = await this.opts.list((o) => this.transform(o));
       if (generation !== this.listGeneration) return;
-      this.feed({
-        type: 'ListSucceeded',
-        items: list.items.map((o) => this.transform(o)),
-        rv: list.metadata.resourceVersion,
-      });
+      this.feed({ type: 'ListSucceeded', items: list.items, rv: list.metadata.resourceVersion });
     } catch (err) {
       if (generation !== this.listGeneration) return;
       this.feed({ type: 'ListFailed', failure: failureOf(err) });

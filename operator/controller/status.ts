@@ -1,6 +1,6 @@
 import type { ClusterTopologyStatus, ExcludedPod, LastResponse, Peer } from '../api/types.generated.js';
 import type { ResolvedSpec } from '../api/validate.js';
-import { resolvePeers } from '../naming/index.js';
+import { resolvePod, settlePeers, type NamingSettings, type PodVerdict } from '../naming/index.js';
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
 import type { Failure } from './reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
@@ -33,6 +33,30 @@ export interface PodView {
   [k: string]: unknown;
 }
 
+/**
+ * What the status needs of one selected pod, taken when the pod is listed or changes; the
+ * operator keeps this, not the pod (at 5,000 pods the pod objects were most of its memory).
+ * The verdict depends on the naming settings: a change of them re-lists.
+ */
+export type PodSummary = {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  verdict: PodVerdict;
+  ready: boolean;
+};
+
+export function summarizePod(pod: PodView, naming: NamingSettings): PodSummary {
+  const m = pod.metadata;
+  return {
+    metadata: {
+      name: m.name,
+      ...(typeof m.namespace === 'string' ? { namespace: m.namespace } : {}),
+      ...(typeof m.resourceVersion === 'string' ? { resourceVersion: m.resourceVersion } : {}),
+    },
+    verdict: resolvePod(pod, naming),
+    ready: podReady(pod),
+  };
+}
+
 export type PollView = { ok: true; at: Date } | { ok: false; at: Date; failure: Failure };
 
 export interface StatusInput {
@@ -47,8 +71,8 @@ export interface StatusInput {
   refusal?: { reason: string; message: string };
   /** The last list's outcome; undefined: not listed yet. */
   poll?: PollView;
-  /** The pods the selector matches now (only read when the last list succeeded). */
-  pods: readonly PodView[];
+  /** The pods the selector matches now, summarized with spec.naming (read only when the last list succeeded). */
+  pods: readonly PodSummary[];
   /** Node labels by Node name; undefined for a Node that does not exist (or is not known yet). */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
 }
@@ -130,10 +154,13 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   let readyByPod = new Map<string, boolean>();
   let known = true;
   if (poll.ok) {
-    const resolved = resolvePeers(input.pods as unknown as object[], spec.naming);
+    const resolved = settlePeers(
+      input.pods.map((p) => p.verdict),
+      spec.naming,
+    );
     peers = resolved.peers;
     excluded = resolved.excluded;
-    readyByPod = new Map(input.pods.map((p) => [p.metadata.name, podReady(p)]));
+    readyByPod = new Map(input.pods.map((p) => [p.metadata.name, p.ready]));
     set({
       type: 'Ready',
       status: 'True',

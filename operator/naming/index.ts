@@ -1,7 +1,8 @@
 /**
  * Naming: from pods to Erlang-style node names `name@host` (seed 000, "Node names").
  *
- * - resolvePeers(pods, settings) → { peers, excluded }: the engine (resolve.ts has the spec).
+ * - resolvePeers(pods, settings) → { peers, excluded }: the engine (resolve.ts has the spec);
+ *   resolvePod + settlePeers are its two halves, for a cache that keeps verdicts, not pods.
  * - parsePodInput(text): pods from `kubectl get pods -o json|yaml` output, for `ctopo resolve -f`.
  * - formatResolveTable / formatResolveJson: the two outputs of `ctopo resolve`.
  * - compileJsonPath / selectValue: the checked JSONPath subset naming annotations may use.
@@ -18,9 +19,10 @@ export {
   type NameSource,
   type NamingSettings,
   type Peer,
+  type PodVerdict,
   type ResolveResult,
 } from './types.js';
-export { resolvePeers } from './resolve.js';
+export { resolvePeers, resolvePod, settlePeers } from './resolve.js';
 export { parsePodInput, type PodInput } from './pod-input.js';
 export { formatResolveJson, formatResolveTable } from './format.js';
 export {

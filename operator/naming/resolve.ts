@@ -44,6 +44,7 @@ import {
   type ExclusionReason,
   type NamingSettings,
   type Peer,
+  type PodVerdict,
   type ResolveResult,
 } from './types.js';
 
@@ -115,7 +116,7 @@ function explainInvalidNodeName(
   return msg.invalidNodeName(nodeName, detail, undefined, settings.nodenameAnnotation);
 }
 
-function resolvePod(pod: unknown, facts: PodFacts, settings: NamingSettings): Outcome<Peer> {
+function verdictOf(pod: unknown, facts: PodFacts, settings: NamingSettings): Outcome<Peer> {
   if (facts.phase === 'Succeeded' || facts.phase === 'Failed')
     return fail('PodFinished', msg.podFinished(facts.phase));
 
@@ -237,18 +238,29 @@ function settleGroup(
   for (const p of group) excluded.push({ pod: p.pod, reason: 'DuplicateNodeName', message });
 }
 
-/** Resolves pods (Kubernetes pod JSON objects) to peers and exclusions; see the module comment. */
-export function resolvePeers(
-  pods: readonly unknown[],
+/**
+ * One pod on its own: rules 1–5, everything but the rule that spans pods (6, duplicate node
+ * names). A pod's verdict depends only on the pod and the settings, so a cache of pods can keep
+ * verdicts instead of pods and settle them with `settlePeers` whenever the set changes.
+ */
+export function resolvePod(pod: unknown, settings: NamingSettings = DEFAULT_NAMING_SETTINGS): PodVerdict {
+  const facts = readPod(pod);
+  const outcome = verdictOf(pod, facts, settings);
+  return outcome.ok
+    ? { ok: true, peer: outcome.value }
+    : { ok: false, excluded: { pod: facts.name, reason: outcome.reason, message: outcome.message } };
+}
+
+/** Rule 6 over the verdicts of a set of pods, and the result's order; see the module comment. */
+export function settlePeers(
+  verdicts: readonly PodVerdict[],
   settings: NamingSettings = DEFAULT_NAMING_SETTINGS,
 ): ResolveResult {
   const candidates: Peer[] = [];
   const excluded: Excluded[] = [];
-  for (const pod of pods) {
-    const facts = readPod(pod);
-    const outcome = resolvePod(pod, facts, settings);
-    if (outcome.ok) candidates.push(outcome.value);
-    else excluded.push({ pod: facts.name, reason: outcome.reason, message: outcome.message });
+  for (const v of verdicts) {
+    if (v.ok) candidates.push(v.peer);
+    else excluded.push(v.excluded);
   }
 
   candidates.sort(comparePeers);
@@ -262,4 +274,15 @@ export function resolvePeers(
 
   excluded.sort(compareExcluded);
   return { peers, excluded };
+}
+
+/** Resolves pods (Kubernetes pod JSON objects) to peers and exclusions; see the module comment. */
+export function resolvePeers(
+  pods: readonly unknown[],
+  settings: NamingSettings = DEFAULT_NAMING_SETTINGS,
+): ResolveResult {
+  return settlePeers(
+    pods.map((pod) => resolvePod(pod, settings)),
+    settings,
+  );
 }

@@ -60,3 +60,6 @@ export interface ResolveResult {
   /** Sorted by pod, then reason, then message (code-unit order). */
   excluded: Excluded[];
 }
+
+/** One pod judged on its own (rules 1–5 of resolve.ts), before duplicates are settled. */
+export type PodVerdict = { ok: true; peer: Peer } | { ok: false; excluded: Excluded };

@@ -7,9 +7,11 @@ import {
   mergePatch,
   peerChanges,
   shouldWrite,
-  type PodView,
+  summarizePod,
+  type PodSummary,
   type StatusInput,
 } from '../../../operator/controller/status.js';
+import { DEFAULT_NAMING_SETTINGS, resolvePeers } from '../../../operator/naming/index.js';
 import { setCondition } from '../../../operator/controller/conditions.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, s));
@@ -18,14 +20,18 @@ const spec = (extra: Record<string, unknown> = {}): ResolvedSpec => {
   if (!r.ok) throw new Error(r.problems.join());
   return r.spec;
 };
-const pod = (name: string, ip?: string, node?: string): PodView => ({
-  metadata: { name, uid: `uid-${name}` },
-  spec: node ? { nodeName: node } : {},
-  status: {
-    ...(ip ? { podIP: ip, phase: 'Running' } : { phase: 'Pending' }),
-    conditions: [{ type: 'Ready', status: 'True' }],
-  },
-});
+const pod = (name: string, ip?: string, node?: string): PodSummary =>
+  summarizePod(
+    {
+      metadata: { name, uid: `uid-${name}` },
+      spec: node ? { nodeName: node } : {},
+      status: {
+        ...(ip ? { podIP: ip, phase: 'Running' } : { phase: 'Pending' }),
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    },
+    DEFAULT_NAMING_SETTINGS,
+  );
 const base = (over: Partial<StatusInput> = {}): StatusInput => ({
   generation: 1,
   previous: undefined,
@@ -266,5 +272,71 @@ describe('writing', () => {
       terminating: false,
     });
     expect(peerChanges([p('a'), p('b')], [p('b'), p('c')])).toEqual({ joined: ['c'], left: ['a'] });
+  });
+});
+
+describe('summarizePod: what the operator keeps of a pod', () => {
+  const full = {
+    metadata: {
+      name: 'web-0',
+      namespace: 'app',
+      uid: 'u0',
+      resourceVersion: '12',
+      labels: { app: 'web' },
+      annotations: { 'netzlive/hostname-naming-jsonpath': "$.metadata.labels['app']" },
+      managedFields: [{ manager: 'kubelet' }],
+    },
+    spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'x', env: [{ name: 'A', value: 'b' }] }] },
+    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
+  };
+
+  it('keeps the key, the resourceVersion, the naming verdict and readiness — nothing else of the pod', () => {
+    const s = summarizePod(full, DEFAULT_NAMING_SETTINGS);
+    expect(Object.keys(s).sort()).toEqual(['metadata', 'ready', 'verdict']);
+    expect(s.metadata).toEqual({ name: 'web-0', namespace: 'app', resourceVersion: '12' });
+    expect(s.ready).toBe(false);
+    expect(s.verdict).toEqual({
+      ok: true,
+      peer: {
+        nodeName: 'web-0@web',
+        pod: 'web-0',
+        uid: 'u0',
+        podIP: '10.0.0.1',
+        node: 'n1',
+        hostSource: 'Annotation',
+        nameSource: 'PodName',
+        terminating: false,
+      },
+    });
+  });
+
+  it('judges with the naming settings it is given (a change of them needs new summaries)', () => {
+    const s = summarizePod(full, { hostnameAnnotation: 'other/host', nodenameAnnotation: 'other/name' });
+    expect(s.verdict).toMatchObject({ ok: true, peer: { nodeName: 'web-0@10.0.0.1', hostSource: 'PodIP' } });
+  });
+
+  it('gives computeStatus the same peers and exclusions as resolving the pods whole', () => {
+    const shared = {
+      ...full.metadata,
+      annotations: {
+        ...full.metadata.annotations,
+        'netzlive/nodename-naming-jsonpath': "$.metadata.labels['app']",
+      },
+    };
+    const pods = [
+      { ...full, metadata: shared },
+      { ...full, metadata: { ...shared, name: 'web-1', uid: 'u1' } }, // both web@web: a duplicate
+      { ...full, metadata: { ...full.metadata, name: 'web-2', uid: 'u2' } }, // web-2@web
+      { metadata: { name: 'pending' }, status: { phase: 'Pending' } },
+    ];
+    const st = computeStatus(base({ pods: pods.map((p) => summarizePod(p, DEFAULT_NAMING_SETTINGS)) }));
+    const whole = resolvePeers(pods, DEFAULT_NAMING_SETTINGS);
+    expect(st.peers).toEqual(whole.peers);
+    expect(st.excluded).toEqual(whole.excluded);
+    expect(st.excluded!.map((e) => e.reason).sort()).toEqual([
+      'DuplicateNodeName',
+      'DuplicateNodeName',
+      'NoPodIP',
+    ]);
   });
 });
