@@ -16,8 +16,9 @@
  *
  * Knobs (environment): BENCH_LEVELS (default "100,1000"), BENCH_MEMORY_PODS (5000; 0 skips),
  * BENCH_CHANGES (100), BENCH_BURSTS (3), BENCH_WINDOWS (2), BENCH_OPERATOR_WINDOW_S (60),
- * BENCH_POLLER_WINDOW_S (30), BENCH_MAX_IN_FLIGHT (32), BENCH_OPERATOR_NODE_OPTIONS (NODE_OPTIONS of
- * the operator process, e.g. "--max-old-space-size=96"; the report says so when it is set).
+ * BENCH_POLLER_WINDOW_S (30), BENCH_MAX_IN_FLIGHT (32), BENCH_RUNTIME_FLAGS (the operator's Node.js
+ * flags instead of bin/ctopo.js's default, as CTOPO_RUNTIME_FLAGS; "" for Node's own defaults).
+ * The memory figures name the flags the measured process actually ran with.
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -38,7 +39,7 @@ import {
 } from './api-cost.js';
 import { parsePrometheusText, sumWhere, type Sample } from './prometheus.js';
 import { formatBytes, percentile, perMinute, summarize } from './stats.js';
-import { MemorySampler, processCpuSeconds, processMemory, type Memory } from './proc.js';
+import { MemorySampler, nodeFlagsOf, processCpuSeconds, processMemory, type Memory } from './proc.js';
 import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
 import type { Section } from './report.js';
 import { measureFootprint, type Footprint } from './footprint.js';
@@ -54,7 +55,7 @@ const OPERATOR_WINDOW_S = env('BENCH_OPERATOR_WINDOW_S', 60);
 const POLLER_WINDOW_S = env('BENCH_POLLER_WINDOW_S', 30);
 const MAX_IN_FLIGHT = env('BENCH_MAX_IN_FLIGHT', 32);
 /** Node.js options for the operator process (e.g. a heap limit, to see how much memory it needs). */
-const OPERATOR_NODE_OPTIONS = process.env.BENCH_OPERATOR_NODE_OPTIONS;
+const RUNTIME_FLAGS = process.env.BENCH_RUNTIME_FLAGS;
 const PERIOD_MS = 10_000;
 const CHANGE_TIMEOUT_MS = 15_000;
 const TOPOLOGY = 'bench';
@@ -303,7 +304,7 @@ async function startOperatorProcess(
   const op = startOperator(
     c.state.kubeconfig,
     ['--namespaces', c.namespace, '--no-leader-elect'],
-    OPERATOR_NODE_OPTIONS ? { NODE_OPTIONS: OPERATOR_NODE_OPTIONS } : {},
+    RUNTIME_FLAGS !== undefined ? { CTOPO_RUNTIME_FLAGS: RUNTIME_FLAGS } : {},
   );
   const stop = onCleanup('operator process', async () => void (await op.stop()));
   try {
@@ -394,6 +395,8 @@ interface MemoryResult {
   heapUsedSettled: number;
   heapUsedPolling: number;
   operatorComplaints: string[];
+  /** The Node.js flags the operator process ran with. */
+  nodeFlags: string[];
 }
 
 /** The operator serving one topology that selects no pod: what the process costs by itself. */
@@ -461,6 +464,7 @@ async function measureMemory(c: BenchCluster, n: number): Promise<MemoryResult> 
       heapUsedSettled,
       heapUsedPolling: NaN,
       operatorComplaints: [],
+      nodeFlags: await nodeFlagsOf(op.child.pid!),
     };
     if (result.synced) {
       log(`convergence at ${n} pods: 30 changes`);
@@ -666,7 +670,7 @@ function memoryFigures(m: MemoryResult): Figure[] {
       unit: 'MB',
       samples: m.settled.map((x) => x.rssBytes / MB),
       goal,
-      note: `pollingInterval 10m, after the status settled; V8 heap in use ${mb(m.heapUsedSettled)}${m.synced ? '' : ' — the status never showed all peers'}`,
+      note: `pollingInterval 10m, after the status settled; V8 heap in use ${mb(m.heapUsedSettled)}; Node.js flags: ${m.nodeFlags.join(' ') || 'none'}${m.synced ? '' : ' — the status never showed all peers'}`,
     },
     {
       name: `operator N=${m.n}: resident memory (VmRSS) with 10 s polls`,
@@ -823,10 +827,10 @@ export async function runDetailed(): Promise<{ figures: Figure[]; sections: Sect
       ...(mem ? memoryFigures(mem) : []),
     ];
     const sections: Section[] = [];
-    if (OPERATOR_NODE_OPTIONS)
+    if (RUNTIME_FLAGS !== undefined)
       sections.push({
-        title: 'Operator run with NODE_OPTIONS',
-        markdown: `Every operator process in this run had \`NODE_OPTIONS=${OPERATOR_NODE_OPTIONS}\` (BENCH_OPERATOR_NODE_OPTIONS): its memory figures are not those of the default settings.`,
+        title: 'Operator run with other runtime flags',
+        markdown: `Every operator process in this run had \`CTOPO_RUNTIME_FLAGS=${RUNTIME_FLAGS}\` (BENCH_RUNTIME_FLAGS): its memory figures are not those of the default settings.`,
       });
     if (cluster.crdDrift.length) sections.push(crdSection(cluster.crdDrift));
     if (levels.length) sections.push(comparisonSection(levels));

@@ -24,6 +24,25 @@ export async function processMemory(pid: number): Promise<Memory> {
   return parseProcStatus(await readFile(`/proc/${pid}/status`, 'utf8'));
 }
 
+/**
+ * The flags a Node.js process runs with: the arguments of /proc/PID/cmdline (NUL-separated)
+ * between the executable and the script. `ctopo operator` re-executes itself with its runtime
+ * flags (bin/ctopo.js), so this is where to read what was measured.
+ */
+export function parseNodeFlags(cmdline: string): string[] {
+  const args = cmdline.split('\0').filter((a) => a !== '');
+  const flags: string[] = [];
+  for (const a of args.slice(1)) {
+    if (!a.startsWith('-')) break;
+    flags.push(a);
+  }
+  return flags;
+}
+
+export async function nodeFlagsOf(pid: number): Promise<string[]> {
+  return parseNodeFlags(await readFile(`/proc/${pid}/cmdline`, 'utf8'));
+}
+
 /** Reads a process's memory every `everyMs` until stopped. */
 export class MemorySampler {
   readonly readings: Memory[] = [];

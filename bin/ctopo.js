@@ -11,6 +11,34 @@ if (parts[0] < 22 || (parts[0] === 22 && parts[1] < 19)) {
   );
   process.exit(1);
 }
+
+// `ctopo operator` and `ctopo agent` run for months. With V8's defaults their young generation
+// grows to 64 MB a semi-space and old space runs far ahead of what is live: at 5,000 pods the
+// operator's resident memory was twice what it held. They run with smaller heap settings
+// instead, by re-executing themselves once with these flags (process.execve: same PID, same
+// signals and streams). CTOPO_RUNTIME_FLAGS replaces the flags; empty keeps Node's defaults.
+var LONG_RUNNING = ['operator', 'agent'];
+var DEFAULT_RUNTIME_FLAGS = '--max-semi-space-size=2';
+var runtimeFlags = (
+  process.env.CTOPO_RUNTIME_FLAGS === undefined ? DEFAULT_RUNTIME_FLAGS : process.env.CTOPO_RUNTIME_FLAGS
+)
+  .split(' ')
+  .filter(Boolean);
+if (
+  LONG_RUNNING.indexOf(process.argv[2]) >= 0 &&
+  typeof process.execve === 'function' &&
+  runtimeFlags.length > 0 &&
+  !runtimeFlags.every(function (f) {
+    return process.execArgv.indexOf(f) >= 0;
+  })
+) {
+  process.execve(
+    process.execPath,
+    [process.execPath].concat(process.execArgv, runtimeFlags, process.argv.slice(1)),
+    process.env,
+  );
+}
+
 import('../dist/operator/cli/main.js').then(
   function (m) {
     return m.main(process.argv.slice(2));

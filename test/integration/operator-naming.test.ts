@@ -12,6 +12,7 @@ import {
 } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { nodeFlagsOf } from '../../bench/proc.js';
 
 const EXTERNAL_DNS_PATH = "$.spec.containers[?(@.name >= '0')].env[?(@.name == 'EXTERNAL_DNS')].value";
 const HOST = 'netzlive/hostname-naming-jsonpath';
@@ -270,6 +271,47 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     await waitFor('leaving gone', async () => !(await peerNames()).includes('leaving@10.1.5.1'), 15_000);
   });
 
+  it('re-judges every pod when spec.naming changes (the operator keeps verdicts, not pods)', async () => {
+    const CUSTOM = 'example.com/host-jsonpath';
+    await createPod(s, ns, 'renamed', {
+      annotations: {
+        [CUSTOM]: "$.metadata.annotations['example.com/dns']",
+        'example.com/dns': 'renamed.example',
+      },
+    });
+    await setPodStatus(s, ns, 'renamed', { ip: '10.1.6.1' });
+    await waitFor(
+      'renamed under the default naming',
+      async () => (await peerNames()).includes('renamed@10.1.6.1'),
+      15_000,
+    );
+
+    const spec = { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '10m' };
+    await applyTopology(s, ns, 'web', { ...spec, naming: { hostnameAnnotation: CUSTOM } });
+    await waitFor(
+      'the host from the newly named annotation',
+      async () => (await peerNames()).includes('renamed@renamed.example'),
+      15_000,
+    );
+    // The seed's annotation is no longer the hostname annotation: that pod falls back to its IP.
+    expect(await peerNames()).toContain('myname-web-0@10.1.0.5');
+
+    await applyTopology(s, ns, 'web', spec);
+    await waitFor(
+      'the default naming again',
+      async () => {
+        const names = await peerNames();
+        return (
+          names.includes('renamed@10.1.6.1') &&
+          names.includes('myname-web-0@myname-web.netzlive.svc.cluster.local')
+        );
+      },
+      15_000,
+    );
+    await deletePod(s, ns, 'renamed');
+    await waitFor('renamed gone', async () => !(await peerNames()).includes('renamed@10.1.6.1'), 15_000);
+  });
+
   it('counts peers and exclusions in kubectl get ctopo and in metrics', async () => {
     const { kubectlOk } = await import('../support/cluster.js');
     const st = (await status())!;
@@ -278,7 +320,10 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(await op.metric('ctopo_peers', { namespace: ns, name: 'web' })).toBe(st.peerCount);
     expect(await op.metric('ctopo_excluded_pods', { namespace: ns, name: 'web' })).toBe(st.excludedCount);
     expect((await op.get('/readyz')).status).toBe(200);
-    // Three streams: ClusterTopologies, Nodes, and this topology's pods — none leaked by restarts.
+    // Three streams: ClusterTopologies, Nodes, and this topology's pods — none leaked by restarts
+    // (the naming change above replaced the pod stream).
     expect(await op.metric('ctopo_watches_up')).toBe(3);
+    // bin/ctopo.js re-executed the operator with its runtime flags (a small young generation).
+    expect(await nodeFlagsOf(op.child.pid!)).toEqual(['--max-semi-space-size=2']);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { differences } from '../../../bench/json-diff.js';
 import { parseCpuModel } from '../../../bench/machine.js';
-import { parseProcStatCpu, parseProcStatus } from '../../../bench/proc.js';
+import { parseNodeFlags, parseProcStatCpu, parseProcStatus } from '../../../bench/proc.js';
 
 describe('parseProcStatus', () => {
   it('reads VmRSS and VmHWM in bytes', () => {
@@ -11,6 +11,17 @@ describe('parseProcStatus', () => {
   });
   it('throws when a line is missing', () => {
     expect(() => parseProcStatus('VmRSS:\t 1 kB\n')).toThrow(/VmHWM/);
+  });
+});
+
+describe('parseNodeFlags', () => {
+  it('reads the flags between the executable and the script', () => {
+    expect(
+      parseNodeFlags(
+        '/usr/bin/node\0--max-semi-space-size=2\0/app/bin/ctopo.js\0operator\0--namespaces\0a\0',
+      ),
+    ).toEqual(['--max-semi-space-size=2']);
+    expect(parseNodeFlags('/usr/bin/node\0/app/bin/ctopo.js\0operator\0--kubeconfig\0k\0')).toEqual([]);
   });
 });
 
