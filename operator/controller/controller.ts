@@ -95,8 +95,17 @@ export class TopologyController {
     for (const path of paths) {
       const r: Reflector<Topology> = new Reflector<Topology>({
         name: `clustertopologies ${path}`,
-        ...this.listWatch(path, {}),
+        ...this.listWatch<Topology>(path, {}),
         resyncMs: 5 * 60_000,
+        // A topology's status is read only until this process has written one (then `written`
+        // is the previous status): at thousands of peers it is megabytes of objects per copy.
+        transform: (o) => {
+          const t = o as Topology;
+          const rt = this.runtimes.get(`${t.metadata.namespace}/${t.metadata.name}`);
+          if (!rt?.written) return t;
+          const { status: _status, ...rest } = t;
+          return rest as Topology;
+        },
         // One object changed (our own status writes too): only its key. A re-list: all of them.
         onChange: (key) =>
           key === undefined ? this.enqueueTopologies() : this.running && this.queue.add(key),
@@ -378,6 +387,7 @@ export class TopologyController {
         {
           body: { status: patch },
           contentType: 'application/merge-patch+json',
+          ignoreBody: true,
         },
       );
       this.metrics.statusWrites.inc({ result: 'ok' });

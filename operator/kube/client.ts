@@ -109,6 +109,11 @@ export interface RequestOptionsExtra {
   body?: unknown;
   contentType?: string;
   timeoutMs?: number;
+  /**
+   * The caller has no use for a successful answer's body: it is not parsed (a status write's
+   * answer is the whole object again — over a megabyte at 5,000 peers). Errors are still read.
+   */
+  ignoreBody?: boolean;
 }
 
 /** Counts what this process asked of the API server, by verb-ish kind (for metrics). */
@@ -184,8 +189,12 @@ class KubeClient implements Kube {
 
   request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {
     let text = '';
+    let failed = false;
     return this.exchange(method, path, opts, {
-      push: (chunk) => (text += chunk),
+      start: (ok) => (failed = !ok),
+      push: (chunk) => {
+        if (failed || !opts.ignoreBody) text += chunk;
+      },
       end: () => (text.length ? JSON.parse(text) : undefined),
       head: () => text.slice(0, 500),
     }) as Promise<T>;
@@ -225,7 +234,7 @@ class KubeClient implements Kube {
     method: string,
     path: string,
     opts: RequestOptionsExtra,
-    sink: { push(chunk: string): void; end(): unknown; head(): string },
+    sink: { start?(ok: boolean): void; push(chunk: string): void; end(): unknown; head(): string },
   ): Promise<unknown> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(opts.query ?? {}))
@@ -255,6 +264,7 @@ class KubeClient implements Kube {
         const ok = code >= 200 && code < 300;
         let bytes = 0;
         let unreadable: Error | undefined;
+        sink.start?.(ok);
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
           bytes += Buffer.byteLength(chunk);
