@@ -302,8 +302,16 @@ export class TopologyController {
       ...this.listWatch<PodSummary>(path, { labelSelector: spec.selector }),
       resyncMs: intervalMs,
       backoffCapMs: Math.min(30_000, intervalMs),
-      // Each pod is judged when it arrives and only the verdict is kept, not the pod.
-      transform: (o) => summarizePod(o as unknown as PodView, settings),
+      // Each pod is judged when it arrives and only the verdict is kept, not the pod. A poll
+      // brings every pod again: one unchanged since its summary keeps that summary, so a poll
+      // leaves no garbage behind in the old generation.
+      transform: (o): PodSummary => {
+        const m = o.metadata;
+        const known: PodSummary | undefined = reflector.get(m.namespace, m.name);
+        return known && m.resourceVersion && known.metadata.resourceVersion === m.resourceVersion
+          ? known
+          : summarizePod(o as unknown as PodView, settings);
+      },
       onChange: () => this.running && this.queue.add(key),
       onPoll: (p: PollOutcome) => {
         if (p.ok)
