@@ -24,9 +24,21 @@ var runtimeFlags = (
 )
   .split(' ')
   .filter(Boolean);
+// execve aborts the process when it fails, so first ask whether this user may run the binary.
+function mayExecute(path) {
+  var fs = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:fs') : undefined;
+  if (!fs) return false;
+  try {
+    fs.accessSync(path, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 if (
   LONG_RUNNING.indexOf(process.argv[2]) >= 0 &&
   typeof process.execve === 'function' &&
+  mayExecute(process.execPath) &&
   runtimeFlags.length > 0 &&
   !runtimeFlags.every(function (f) {
     return process.execArgv.indexOf(f) >= 0;
