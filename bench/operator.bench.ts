@@ -316,6 +316,37 @@ async function startOperatorProcess(
   return { op, stop };
 }
 
+/**
+ * A watch on the bench's ClusterTopology, then an operator process; `t0` is taken between the
+ * two, so a time from t0 includes the operator's start. `stop` ends both.
+ */
+async function watchedOperator(c: BenchCluster): Promise<{
+  watch: TopologyWatch;
+  op: CtopoProcess;
+  t0: number;
+  stop: () => Promise<void>;
+}> {
+  const watch = new TopologyWatch(c.kube, c.namespace, TOPOLOGY);
+  const stopWatch = onCleanup('topology watch', () => watch.stop());
+  await watch.start();
+  const t0 = performance.now();
+  try {
+    const { op, stop: stopOperator } = await startOperatorProcess(c);
+    return {
+      watch,
+      op,
+      t0,
+      stop: async () => {
+        await stopOperator();
+        await stopWatch();
+      },
+    };
+  } catch (e) {
+    await stopWatch();
+    throw e;
+  }
+}
+
 async function measureLevel(c: BenchCluster, n: number): Promise<LevelResult> {
   log(`— ${n} pods —`);
   await c.growPods(n, 24, log);
@@ -325,11 +356,7 @@ async function measureLevel(c: BenchCluster, n: number): Promise<LevelResult> {
   await sleep(2000);
 
   await setPollingInterval(c, '10m');
-  const watch = new TopologyWatch(c.kube, c.namespace, TOPOLOGY);
-  const stopWatch = onCleanup('topology watch', () => watch.stop());
-  await watch.start();
-  const t0 = performance.now();
-  const { op, stop } = await startOperatorProcess(c);
+  const { watch, op, t0, stop } = await watchedOperator(c);
   try {
     const synced = await watch
       .reach((s) => s.peerCount === n, 180_000, `${n} peers`)
@@ -377,7 +404,6 @@ async function measureLevel(c: BenchCluster, n: number): Promise<LevelResult> {
     };
   } finally {
     await stop();
-    await stopWatch();
   }
 }
 
@@ -402,10 +428,7 @@ interface MemoryResult {
 /** The operator serving one topology that selects no pod: what the process costs by itself. */
 async function measureBaseline(c: BenchCluster): Promise<{ rss: Memory[]; heapUsedBytes: number }> {
   log('— 0 pods: the operator by itself —');
-  const watch = new TopologyWatch(c.kube, c.namespace, TOPOLOGY);
-  const stopWatch = onCleanup('topology watch', () => watch.stop());
-  await watch.start();
-  const { op, stop } = await startOperatorProcess(c);
+  const { watch, op, stop } = await watchedOperator(c);
   try {
     await watch.reach((s) => s.object.status?.lastPollTime !== undefined, 60_000, 'a first status');
     await sleep(5000);
@@ -420,7 +443,6 @@ async function measureBaseline(c: BenchCluster): Promise<{ rss: Memory[]; heapUs
     };
   } finally {
     await stop();
-    await stopWatch();
   }
 }
 
@@ -428,11 +450,7 @@ async function measureMemory(c: BenchCluster, n: number): Promise<MemoryResult> 
   log(`— ${n} pods: memory and status size —`);
   await c.growPods(n, 24, log);
   await setPollingInterval(c, '10m');
-  const watch = new TopologyWatch(c.kube, c.namespace, TOPOLOGY);
-  const stopWatch = onCleanup('topology watch', () => watch.stop());
-  await watch.start();
-  const t0 = performance.now();
-  const { op, stop } = await startOperatorProcess(c);
+  const { watch, op, t0, stop } = await watchedOperator(c);
   try {
     let initialSyncMs: number | undefined;
     try {
@@ -491,7 +509,6 @@ async function measureMemory(c: BenchCluster, n: number): Promise<MemoryResult> 
     return result;
   } finally {
     await stop();
-    await stopWatch();
   }
 }
 
