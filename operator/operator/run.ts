@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
 import { TopologyController } from '../controller/controller.js';
-import { LeaderElector } from '../controller/leader.js';
+import { LeaderElector } from '../kube/leader-election.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
@@ -13,7 +13,6 @@ export interface RunningOperator {
   metrics: OperatorMetrics;
   /** The port of the health/metrics server. */
   port: number;
-  isLeader(): boolean;
   /** Resolves with the reason when this replica loses leadership (it has then stopped reconciling). */
   lost: Promise<string>;
   /** Graceful stop: reconciling stops, watches close, the lease is released. */
@@ -91,7 +90,6 @@ export async function runOperator(
   return {
     metrics,
     port,
-    isLeader: () => leading,
     lost,
     async stop() {
       if (stopped) return;

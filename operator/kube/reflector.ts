@@ -5,7 +5,7 @@ import {
   type ObjectList,
   type WatchHandle,
   type WatchEventType,
-} from '../kube/client.js';
+} from './client.js';
 import {
   backoffDelay,
   step,
@@ -70,12 +70,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** True once a list has succeeded: the store reflects the server. */
   synced = false;
   lastPoll: PollOutcome | undefined;
-  watching = false;
 
   constructor(private readonly opts: ReflectorOptions<T>) {}
 
-  get phase(): ReflectorState['phase'] {
-    return this.state.phase;
+  get name(): string {
+    return this.opts.name;
   }
 
   items(): T[] {
@@ -96,11 +95,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
     clearTimeout(this.idleTimer);
     clearTimeout(this.backoffTimer);
     this.feed({ type: 'Stop' });
-  }
-
-  /** Re-list now (e.g. the controller was asked to poll early). */
-  resync(): void {
-    this.feed({ type: 'ResyncDue' });
   }
 
   private armResync(): void {
@@ -190,7 +184,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.idleTimer.unref?.();
     };
     touch();
-    this.watching = true;
     try {
       const handle = await this.opts.watch(
         rv,
@@ -213,7 +206,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
         },
         (err) => {
           if (!current()) return;
-          this.watching = false;
           clearTimeout(this.idleTimer);
           this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed' });
         },
@@ -223,14 +215,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
       else handle.abort();
     } catch (err) {
       if (!current()) return;
-      this.watching = false;
       this.feed({ type: 'WatchFailed', failure: failureOf(err) });
     }
   }
 
   private stopWatch(): void {
     this.watchGeneration++;
-    this.watching = false;
     clearTimeout(this.idleTimer);
     this.watchHandle?.abort();
     this.watchHandle = undefined;

@@ -5,7 +5,7 @@ import {
   step,
   type ReflectorInput,
   type ReflectorState,
-} from '../../../operator/controller/reflector-machine.js';
+} from '../../../operator/kube/reflector-machine.js';
 
 type In = ReflectorInput<string>;
 const run = (inputs: In[], from: ReflectorState = { phase: 'Empty' }) => {
