@@ -6,8 +6,8 @@ import {
   type WatchHandle,
   type WatchEventType,
 } from './client.js';
+import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import {
-  backoffDelay,
   step,
   type Failure,
   type ReflectorAction,
@@ -40,7 +40,14 @@ export interface ReflectorOptions<T extends KubeObject> {
   resyncMs: number;
   /** A watch silent this long (no event, no bookmark) is taken for dead. */
   idleMs?: number;
+  /** Retry delays after a failed list or watch (client-go's shape; `capMs` also as `backoffCapMs`). */
+  backoff?: Partial<BackoffOptions>;
   backoffCapMs?: number;
+  /**
+   * A watch the server ends cleanly sooner than this, having sent nothing, is retried after a
+   * backoff rather than at once (client-go's "very short watch").
+   */
+  minWatchMs?: number;
   /** Keeps only what the controller needs of each object (memory). */
   transform?: (o: KubeObject) => T;
   /** Something changed: `key` (namespace/name) for one object, undefined after a re-list. */
@@ -71,7 +78,15 @@ export class Reflector<T extends KubeObject = KubeObject> {
   synced = false;
   lastPoll: PollOutcome | undefined;
 
-  constructor(private readonly opts: ReflectorOptions<T>) {}
+  private readonly backoff: Backoff;
+
+  constructor(private readonly opts: ReflectorOptions<T>) {
+    this.backoff = new Backoff({
+      ...DEFAULT_BACKOFF,
+      capMs: opts.backoffCapMs ?? Math.min(DEFAULT_BACKOFF.capMs, opts.resyncMs),
+      ...opts.backoff,
+    });
+  }
 
   get name(): string {
     return this.opts.name;
@@ -127,13 +142,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         return;
       case 'Wait': {
         clearTimeout(this.backoffTimer);
-        const ms = backoffDelay(
-          a.attempt,
-          Math.random(),
-          500,
-          this.opts.backoffCapMs ?? Math.min(30_000, this.opts.resyncMs),
-        );
-        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), ms);
+        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), this.backoff.next());
         this.backoffTimer.unref?.();
         return;
       }
@@ -178,6 +187,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const generation = ++this.watchGeneration;
     const idleMs = this.opts.idleMs ?? 90_000;
     const current = () => generation === this.watchGeneration;
+    const opened = Date.now();
+    let heard = false;
     const touch = () => {
       clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => current() && this.feed({ type: 'IdleTimeout' }), idleMs);
@@ -189,6 +200,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         rv,
         (type, object) => {
           if (!current()) return;
+          heard = true;
           touch();
           const objRv = object?.metadata?.resourceVersion;
           if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
@@ -207,7 +219,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
         (err) => {
           if (!current()) return;
           clearTimeout(this.idleTimer);
-          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed' });
+          const early = !heard && Date.now() - opened < (this.opts.minWatchMs ?? 1000);
+          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed', early });
         },
         idleMs,
       );

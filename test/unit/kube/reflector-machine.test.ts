@@ -66,6 +66,19 @@ describe('the reflector state machine', () => {
     });
   });
 
+  it('backs off before resuming a watch the server closed at once without a word (no hot loop)', () => {
+    const r = run([{ type: 'WatchClosed', early: true }, { type: 'BackoffElapsed' }], {
+      phase: 'Watching',
+      rv: '20',
+    });
+    expect(r.actions).toEqual([
+      { do: 'CountRestart', why: 'Closed' },
+      { do: 'Wait', attempt: 1 },
+      { do: 'Watch', rv: '20' },
+    ]);
+    expect(r.state).toEqual({ phase: 'Watching', rv: '20' });
+  });
+
   it('re-lists on 410 Gone', () => {
     const r = step({ phase: 'Watching', rv: '20' }, { type: 'WatchFailed', failure: failure(410) });
     expect(r.state).toEqual({ phase: 'Listing', attempt: 0 });
