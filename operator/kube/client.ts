@@ -148,7 +148,8 @@ export interface Kube {
   ): Promise<WatchHandle>;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+/** How long a request may go without an answer before it is a TransportError (a setting; this is its default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 function reasonFor(code: number): string {
   const known: Record<number, string> = {
@@ -178,6 +179,7 @@ class KubeClient implements Kube {
   constructor(
     private readonly kc: KubeConfig,
     private readonly observe: RequestObserver | undefined,
+    private readonly requestTimeoutMs: number,
   ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -259,7 +261,8 @@ class KubeClient implements Kube {
         this.observe?.({ method, path, code: 'TransportError', bytes: 0, ms: Date.now() - started });
         reject(e);
       };
-      const req = send(url, { ...https, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }, (res) => {
+      const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs;
+      const req = send(url, { ...https, timeout: timeoutMs }, (res) => {
         const code = res.statusCode ?? 0;
         const ok = code >= 200 && code < 300;
         let bytes = 0;
@@ -298,9 +301,7 @@ class KubeClient implements Kube {
           reject(new ApiError(code, status?.reason || reasonFor(code), message));
         });
       });
-      req.on('timeout', () =>
-        req.destroy(new Error(`no answer within ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s`)),
-      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000}s`)));
       req.on('error', (e) =>
         fail(new TransportError(`${method} ${url.host}${path}: ${e.message}`, { cause: e })),
       );
@@ -372,11 +373,13 @@ export interface ConnectOptions {
   /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
   kubeconfig?: string;
   observe?: RequestObserver;
+  /** Default: DEFAULT_REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
 
 export function connect(opts: ConnectOptions = {}): Kube {
   const kc = new KubeConfig();
   if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
   else kc.loadFromDefault();
-  return new KubeClient(kc, opts.observe);
+  return new KubeClient(kc, opts.observe, opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
 }

@@ -31,6 +31,7 @@ export async function runOperator(
   const kube = connect({
     kubeconfig: config.kubeconfig,
     observe: ({ method, code }) => metrics.apiResponses.inc({ verb: method, code: String(code) }),
+    requestTimeoutMs: parseDuration(config.requestTimeout),
   });
   const controller = new TopologyController(
     kube,
@@ -39,6 +40,7 @@ export async function runOperator(
       allowTargetNamespaces: config.allowTargetNamespaces,
       concurrency: config.concurrency,
       watchNodes: config.watchNodes,
+      watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
     },
     metrics,
     log,
