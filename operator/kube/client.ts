@@ -1,9 +1,6 @@
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { existsSync } from 'node:fs';
-import * as nodeModule from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { KubeConfig as KubeConfigType, Watch as WatchType } from '@kubernetes/client-node';
 import { ListSplitter } from './list-splitter.js';
 
@@ -17,43 +14,7 @@ import { ListSplitter } from './list-splitter.js';
  * `ApiError` (the server answered with a status ≥ 400) and `TransportError` (no answer).
  */
 
-/**
- * client-node's KubeConfig module imports the generated API's index — every API group and model,
- * 25 MB of JavaScript, about 40 MB of a process's memory — for two names. A resolve hook scoped
- * to that one import hands it a module with just those two names. If this version of client-node
- * keeps them elsewhere, or the runtime has no synchronous hooks, the import is left alone: more
- * memory, the same behaviour.
- */
-function slimGeneratedApiImport(): void {
-  const registerHooks = (nodeModule as { registerHooks?: typeof nodeModule.registerHooks }).registerHooks;
-  let configUrl: string;
-  try {
-    configUrl = import.meta.resolve('@kubernetes/client-node/dist/config.js');
-  } catch {
-    return; // a loader without import.meta.resolve: nothing to narrow
-  }
-  if (!registerHooks || !configUrl.startsWith('file:')) return;
-  const names = {
-    createConfiguration: new URL('./gen/configuration.js', configUrl).href,
-    ServerConfiguration: new URL('./gen/servers.js', configUrl).href,
-  };
-  if (!Object.values(names).every((u) => existsSync(fileURLToPath(u)))) return;
-  const source = Object.entries(names)
-    .map(([name, url]) => `export { ${name} } from ${JSON.stringify(url)};`)
-    .join('\n');
-  const slim = `data:text/javascript,${encodeURIComponent(source)}`;
-  try {
-    registerHooks({
-      resolve: (specifier, context, next) =>
-        specifier === './gen/index.js' && context.parentURL === configUrl
-          ? { url: slim, format: 'module', shortCircuit: true }
-          : next(specifier, context),
-    });
-  } catch {
-    // A sandboxing loader (a test runner's) refuses hooks: the whole index it is.
-  }
-}
-slimGeneratedApiImport();
+// The CLI launcher narrows what this import loads (slim-client-node.ts); a library user gets it whole.
 const { KubeConfig } = (await import('@kubernetes/client-node/dist/config.js')) as {
   KubeConfig: typeof KubeConfigType;
 };

@@ -4,7 +4,6 @@ import { runDemo } from '../../demo/run.js';
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run everything on a throwaway local control plane and print what a user sees',
   help: `Usage: ctopo demo [--keep] [--state DIR]
 
 Starts a local control plane (building kube-apiserver and etcd first if they are not cached),

@@ -7,7 +7,6 @@ export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  summary: 'start or stop a throwaway local control plane (etcd + kube-apiserver) for trying things out',
   help: `Usage: ctopo dev-cluster up|down|status [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
