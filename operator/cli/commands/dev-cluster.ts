@@ -2,6 +2,9 @@ import { resolve } from 'node:path';
 import { UsageError, type Command } from '../command.js';
 import { readState, startControlPlane, stopControlPlane } from '../../devcluster/control-plane.js';
 import { isOurs } from '../../devcluster/processes.js';
+import { CRD_PATH } from '../../api/generate.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
@@ -12,8 +15,11 @@ export const devClusterCommand: Command = {
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
           (~/.cache/cluster-topology; or takes them from $KUBEBUILDER_ASSETS), starts them on free
-          loopback ports with their own certificates and RBAC, waits until /readyz answers, and
-          writes DIR/kubeconfig (admin) and DIR/kubectl (kubectl already pointed at it).
+          loopback ports with their own certificates and RBAC, waits until /readyz answers,
+          installs the ClusterTopology CRD, and writes DIR/kubeconfig (admin) and DIR/kubectl
+          (kubectl already pointed at it). \`up\` on a stopped DIR starts the same cluster again:
+          same CA, same ports (when free) and the same etcd data, so running operators and
+          agents reconnect as after any API outage.
   down    stops both processes; the state directory stays (delete it yourself when done).
   status  says whether the control plane in DIR runs.
 
@@ -31,11 +37,18 @@ There are no kubelets, scheduler or controllers: pods are objects whose status y
       case 'up': {
         const t0 = Date.now();
         const s = await startControlPlane(dir, { log: (l) => io.err(l) });
+        await promisify(execFile)(s.binaries.kubectl, [
+          '--kubeconfig',
+          s.kubeconfig,
+          'apply',
+          '-f',
+          CRD_PATH,
+        ]);
         io.out(
           [
             `dev cluster up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
             `  export KUBECONFIG=${s.kubeconfig}`,
-            `  ${dir}/kubectl get namespaces`,
+            `  ${dir}/kubectl get clustertopologies -A     # the CRD is installed`,
             `  stop it with: ctopo dev-cluster down --state ${dir}`,
           ].join('\n'),
         );
