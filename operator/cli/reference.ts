@@ -130,9 +130,16 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
-      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
-    ),
+    ...(await helpOfEveryCommand()).flatMap((c) => [
+      `### \`ctopo ${c.name}\``,
+      '',
+      c.summary,
+      '',
+      '```text',
+      c.help,
+      '```',
+      '',
+    ]),
   ];
   return (
     parts
@@ -154,4 +161,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const old = await readFile(REFERENCE_PATH, 'utf8').catch(() => '');
   if (old !== text) await writeFile(REFERENCE_PATH, text);
   console.log(old === text ? 'docs/reference.md is up to date' : `wrote ${REFERENCE_PATH}`);
+}
+
+/** Each command's help, loading one command at a time (concurrent first imports of one module graph trip jest's ESM loader). */
+async function helpOfEveryCommand(): Promise<{ name: string; summary: string; help: string }[]> {
+  const out: { name: string; summary: string; help: string }[] = [];
+  for (const c of commands) out.push({ name: c.name, summary: c.summary, help: (await c.load()).help });
+  return out;
 }
