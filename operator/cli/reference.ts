@@ -130,9 +130,7 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
-      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
-    ),
+    ...(await commandSections()),
   ];
   return (
     parts
@@ -140,6 +138,16 @@ export async function renderReference(): Promise<string> {
       .replace(/\n{3,}/g, '\n\n')
       .trimEnd() + '\n'
   );
+}
+
+/** Each command's help, loaded one after the other (jest's ESM loader trips over parallel imports). */
+async function commandSections(): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of commands) {
+    const { help } = await c.load();
+    out.push(`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', help, '```', '');
+  }
+  return out;
 }
 
 /** The long flags a help text names (`--no-foo` and `--[no-]foo` count as `foo`). */
