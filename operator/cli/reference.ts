@@ -130,16 +130,7 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await helpOfEveryCommand()).flatMap((c) => [
-      `### \`ctopo ${c.name}\``,
-      '',
-      c.summary,
-      '',
-      '```text',
-      c.help,
-      '```',
-      '',
-    ]),
+    ...(await commandSections()),
   ];
   return (
     parts
@@ -147,6 +138,16 @@ export async function renderReference(): Promise<string> {
       .replace(/\n{3,}/g, '\n\n')
       .trimEnd() + '\n'
   );
+}
+
+/** Each command's help, loaded one after the other (jest's ESM loader trips over parallel imports). */
+async function commandSections(): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of commands) {
+    const { help } = await c.load();
+    out.push(`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', help, '```', '');
+  }
+  return out;
 }
 
 /** The long flags a help text names (`--no-foo` and `--[no-]foo` count as `foo`). */
@@ -161,11 +162,4 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const old = await readFile(REFERENCE_PATH, 'utf8').catch(() => '');
   if (old !== text) await writeFile(REFERENCE_PATH, text);
   console.log(old === text ? 'docs/reference.md is up to date' : `wrote ${REFERENCE_PATH}`);
-}
-
-/** Each command's help, loading one command at a time (concurrent first imports of one module graph trip jest's ESM loader). */
-async function helpOfEveryCommand(): Promise<{ name: string; summary: string; help: string }[]> {
-  const out: { name: string; summary: string; help: string }[] = [];
-  for (const c of commands) out.push({ name: c.name, summary: c.summary, help: (await c.load()).help });
-  return out;
 }
