@@ -1,7 +1,7 @@
 // No real time passes in these tests: reconciles finish when the test says so (a gate), and
 // delays run on jest's fake clock, so a loaded machine cannot change what they see.
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { WorkQueue, type ReconcileOutcome } from '../../../operator/controller/queue.js';
+import { WorkQueue, type ReconcileOutcome } from '../../../operator/kube/work-queue.js';
 
 /** A reconcile that runs until the test opens its gate. */
 function gated() {
