@@ -31,6 +31,8 @@ export const EXCLUSION_REASON_DOCS: Record<(typeof EXCLUSION_REASONS)[number], s
   NotAString: 'A naming annotation matched a value that is not a string.',
   InvalidNodeName: 'The computed name is not a valid Erlang node name (name@host).',
   DuplicateNodeName: 'Several pods computed the same node name; none of them is a peer until that is fixed.',
+  ExpressionTooCostly:
+    'A naming annotation needs more than the evaluation step budget against this pod (for example a search with .. over a large pod); simplify it.',
 };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
