@@ -45,7 +45,7 @@ interface PodSource {
   target: string;
   selector: string;
   intervalMs: number;
-  /** The naming settings the cached summaries were made with (JSON): a change re-lists. */
+  /** The naming and membership settings the cached summaries were made with (JSON): a change re-lists. */
   naming: string;
   reflector: Reflector<PodSummary>;
 }
@@ -284,7 +284,8 @@ export class TopologyController {
 
   private ensureSource(rt: Runtime, key: string, target: string, spec: ResolvedSpec): PodSource {
     const intervalMs = pollingIntervalMs(spec);
-    const naming = JSON.stringify(spec.naming);
+    const settings = { ...spec.naming, membership: spec.membership };
+    const naming = JSON.stringify(settings);
     const s = rt.source;
     if (
       s &&
@@ -296,7 +297,6 @@ export class TopologyController {
       return s;
     s?.reflector.stop();
     const path = `/api/v1/namespaces/${encodeURIComponent(target)}/pods`;
-    const settings = { ...spec.naming };
     const reflector = new Reflector<PodSummary>({
       name: `pods ${target} ${spec.selector}`,
       ...this.listWatch<PodSummary>(path, { labelSelector: spec.selector }),

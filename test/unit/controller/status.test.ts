@@ -306,6 +306,8 @@ describe('summarizePod: what the operator keeps of a pod', () => {
         hostSource: 'Annotation',
         nameSource: 'PodName',
         terminating: false,
+        ready: false,
+        serving: false,
       },
     });
   });

@@ -32,6 +32,8 @@ describe('the seed set-ups', () => {
           hostSource: 'Annotation',
           nameSource: 'PodName',
           terminating: false,
+          ready: false,
+          serving: false,
         },
       ],
       excluded: [],
@@ -171,6 +173,10 @@ describe('exclusions: one reason each, with a message to act on', () => {
       'NotAString',
       'InvalidNodeName',
       'DuplicateNodeName',
+      'NoNamespace',
+      'NoSubdomain',
+      'PodTerminating',
+      'PodNotReady',
     ]);
   });
 
