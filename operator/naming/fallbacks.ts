@@ -9,7 +9,7 @@
  *             the stable name a StatefulSet pod has under its headless Service.
  * Pure: the pod's facts and the settings in, a value or the missing field out.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import type { PodFacts } from './pod-fields.js';
 import { DEFAULT_CLUSTER_DOMAIN, type HostFallback, type NamingSettings } from './types.js';
 
@@ -36,14 +36,18 @@ export function missingForHost(facts: PodFacts, settings: NamingSettings): Fallb
   return undefined;
 }
 
-/** The host part without an annotation; call after missingForHost found nothing, with an IP. */
-export function fallbackHost(facts: PodFacts, settings: NamingSettings): string {
+/**
+ * The host part without an annotation; call after missingForHost found nothing, with an IP.
+ * Undefined for PodDNS when status.podIP is not an IP address (only input read from a file can
+ * hold one): no A record exists for it.
+ */
+export function fallbackHost(facts: PodFacts, settings: NamingSettings): string | undefined {
   const domain = settings.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
   switch (settings.hostFallback ?? 'PodIP') {
     case 'PodIP':
       return facts.podIP;
     case 'PodDNS':
-      return `${dashedIP(facts.podIP)}.${facts.namespace}.pod.${domain}`;
+      return isIP(facts.podIP) ? `${dashedIP(facts.podIP)}.${facts.namespace}.pod.${domain}` : undefined;
     case 'Hostname':
       return `${facts.hostname || facts.name}.${facts.subdomain}.${facts.namespace}.svc.${domain}`;
   }

@@ -120,6 +120,10 @@ export function missingHostField(
   return `the pod has no metadata.namespace, which spec.naming.hostFallback ${hostFallback} needs for its DNS name; pods read from a file need their namespace (kubectl get pods -o json prints it), or set spec.naming.hostFallback to PodIP.`;
 }
 
+export function podIPNotAnAddress(podIP: string): string {
+  return `status.podIP ${quoteString(podIP)} is not an IP address, so spec.naming.hostFallback PodDNS has no A record to name; check status.podIP (input read from a file may be edited), or set spec.naming.hostFallback to PodIP.`;
+}
+
 export function podTerminating(): string {
   return 'the pod is terminating (metadata.deletionTimestamp is set) and spec.membership.terminating is Drop, so it left the peers at once; set it to Keep to keep terminating pods as peers, flagged terminating, until they are gone.';
 }

@@ -197,7 +197,11 @@ function verdictOf(pod: unknown, facts: PodFacts, settings: ResolveSettings): Ou
     const v = evaluate(hostA, podObject);
     if (!v.ok) return v;
     host = v.value;
-  } else host = fallbackHost(facts, settings);
+  } else {
+    const fallback = fallbackHost(facts, settings);
+    if (fallback === undefined) return fail('InvalidNodeName', msg.podIPNotAnAddress(facts.podIP));
+    host = fallback;
+  }
   let name: string;
   let basename = false;
   if (nameA) {
