@@ -2,12 +2,19 @@
  * Naming engine throughput, single thread (= per core): resolvePeers over 10,000 pods
  *  - whose hostname annotation is the seed's EXTERNAL_DNS expression (a distinct DNS name per
  *    pod, so every pod is evaluated and becomes a peer), goal ≥ 20,000 pods/s;
- *  - without annotations (pod IP and pod name fallbacks), goal ≥ 200,000 pods/s.
+ *  - without annotations (pod IP and pod name fallbacks), goal ≥ 200,000 pods/s;
+ *  - without annotations in each other naming mode and membership policy — basename, PodDNS,
+ *    Hostname (StatefulSet pods), peers Ready, terminating Drop — goal ≥ 200,000 pods/s each.
  * One warm-up run, then REPETITIONS timed runs; each sample is pods per second of one run.
  */
 import { pathToFileURL } from 'node:url';
 import { formatFigure, type Figure } from './figure.js';
-import { DEFAULT_HOSTNAME_ANNOTATION, resolvePeers } from '../operator/naming/index.js';
+import {
+  DEFAULT_HOSTNAME_ANNOTATION,
+  DEFAULT_NAMING_SETTINGS,
+  resolvePeers,
+  type ResolveSettings,
+} from '../operator/naming/index.js';
 
 const PODS = 10_000;
 const REPETITIONS = 7;
@@ -30,6 +37,8 @@ function pod(i: number, annotated: boolean): object {
     },
     spec: {
       nodeName: `node-${i % 50}`,
+      hostname: `web-${i}`,
+      subdomain: 'web',
       containers: [
         {
           name: 'app',
@@ -42,23 +51,45 @@ function pod(i: number, annotated: boolean): object {
         },
       ],
     },
-    status: { phase: 'Running', podIP: ip(i) },
+    status: {
+      phase: 'Running',
+      podIP: ip(i),
+      conditions: [
+        { type: 'Initialized', status: 'True' },
+        { type: 'Ready', status: 'True' },
+        { type: 'ContainersReady', status: 'True' },
+        { type: 'PodScheduled', status: 'True' },
+      ],
+    },
   };
 }
 
-function measure(name: string, pods: readonly object[], goal: number, note: string): Figure {
-  const check = resolvePeers(pods);
+function measure(
+  name: string,
+  pods: readonly object[],
+  goal: number,
+  note: string,
+  settings: ResolveSettings = DEFAULT_NAMING_SETTINGS,
+): Figure {
+  const check = resolvePeers(pods, settings);
   if (check.peers.length !== pods.length)
     throw new Error(`${name}: expected ${pods.length} peers, got ${check.peers.length}`);
   const samples: number[] = [];
   for (let r = 0; r < REPETITIONS; r++) {
     const start = process.hrtime.bigint();
-    resolvePeers(pods);
+    resolvePeers(pods, settings);
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     samples.push(pods.length / seconds);
   }
   return { name, unit: 'pods/s', samples, goal: { op: '>=', value: goal }, note };
 }
+
+const MODES: [string, Partial<ResolveSettings>][] = [
+  ['basename', { basename: 'app' }],
+  ['basename + PodDNS', { basename: 'app', hostFallback: 'PodDNS' }],
+  ['basename + Hostname', { basename: 'app', hostFallback: 'Hostname' }],
+  ['membership Ready + Drop', { membership: { peers: 'Ready', terminating: 'Drop' } }],
+];
 
 export default async function run(): Promise<Figure[]> {
   const annotated = Array.from({ length: PODS }, (_, i) => pod(i, true));
@@ -75,6 +106,18 @@ export default async function run(): Promise<Figure[]> {
       plain,
       200_000,
       `${PODS} annotation-less pods, single thread`,
+    ),
+    ...MODES.map(([label, settings]) =>
+      measure(
+        `naming: resolvePeers, ${label}`,
+        plain,
+        200_000,
+        `${PODS} annotation-less pods, single thread`,
+        {
+          ...DEFAULT_NAMING_SETTINGS,
+          ...settings,
+        },
+      ),
     ),
   ];
 }
