@@ -193,6 +193,7 @@ export class MigrationWorld {
           MIG_SAMPLE_MS: '1000',
         },
         stdio: ['pipe', 'pipe', 'pipe'],
+        cwd: this.root,
       },
     );
     const node = new MigrationNode(full, kind, child);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
@@ -94,6 +94,10 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
     await world?.stopAll();
     await op?.stop();
   });
+  // A failed scenario leaves no node behind to spoil the next one.
+  afterEach(async () => {
+    await world?.stopAll();
+  });
 
   const standinConf = (selector: string, mode: 'basename' | 'podname'): Record<string, Term> => ({
     api_url: s.server,
@@ -112,6 +116,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
     namespace: ns,
     name: topology,
     pod_name: pod,
+    service_account_dir: world.root,
     ...FAST,
   });
 
@@ -132,18 +137,27 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
 
   /** Waits until every running node sees every other running node; marks them joined. */
   const meshed = async (what: string) => {
-    await waitFor(
-      `${what}: every running node sees all the others`,
-      () => {
-        const run = world.running();
-        return run.every((x) => {
-          const want = run.filter((y) => y !== x).map((y) => y.name);
-          return want.every((w) => x.latest.includes(w));
-        });
-      },
-      60_000,
-      200,
-    );
+    try {
+      await waitFor(
+        `${what}: every running node sees all the others`,
+        () => {
+          const run = world.running();
+          return run.every((x) => {
+            const want = run.filter((y) => y !== x).map((y) => y.name);
+            return want.every((w) => x.latest.includes(w));
+          });
+        },
+        60_000,
+        200,
+      );
+    } catch (e) {
+      const seen = world.running().map((n) => `${n.name} (${n.kind}) sees ${JSON.stringify(n.latest)}`);
+      const logs = world
+        .running()
+        .filter((n) => n.kind === 'ctopo' || n.latest.length === 0)
+        .map((n) => `--- ${n.name}\n${n.output.slice(-2000)}`);
+      throw new Error(`${(e as Error).message}\n${seen.join('\n')}\n${logs.join('\n')}`);
+    }
     const now = Date.now();
     for (const n of world.running()) n.joinedAt ??= now;
   };
