@@ -173,6 +173,10 @@ export class MigrationWorld {
         '-noshell',
         '-start_epmd',
         'false',
+        // Each node reaches only the nodes its own discovery dials: global's transitive
+        // connects would hide a discovery that dials the wrong names.
+        '-connect_all',
+        'false',
         '-erl_epmd_port',
         String(this.port),
         '-kernel',
