@@ -3,7 +3,7 @@ import type { ResolvedSpec } from '../api/validate.js';
 import { resolvePod, settlePeers, type PodVerdict, type ResolveSettings } from '../naming/index.js';
 import { READINESS_DEADLOCK_CONDITION, readinessDeadlockRisk } from '../naming/readiness-deadlock.js';
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
-import type { Failure } from './reflector-machine.js';
+import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
 
 /**
