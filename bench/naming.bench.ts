@@ -2,7 +2,9 @@
  * Naming engine throughput, single thread (= per core): resolvePeers over 10,000 pods
  *  - whose hostname annotation is the seed's EXTERNAL_DNS expression (a distinct DNS name per
  *    pod, so every pod is evaluated and becomes a peer), goal ≥ 20,000 pods/s;
- *  - without annotations (pod IP and pod name fallbacks), goal ≥ 200,000 pods/s.
+ *  - without annotations (pod IP and pod name fallbacks), goal ≥ 200,000 pods/s;
+ *  - without annotations in each other naming mode and membership policy — basename, PodDNS,
+ *    Hostname (StatefulSet pods), peers Ready, terminating Drop — goal ≥ 200,000 pods/s each.
  * One warm-up run, then REPETITIONS timed runs; each sample is pods per second of one run.
  */
 import { spawnSync } from 'node:child_process';
@@ -15,9 +17,11 @@ import { JSONPath } from 'jsonpath-plus';
 import {
   compileJsonPath,
   DEFAULT_HOSTNAME_ANNOTATION,
+  DEFAULT_NAMING_SETTINGS,
   resolvePeers,
   resolvePod,
   selectValue,
+  type ResolveSettings,
 } from '../operator/naming/index.js';
 
 const PODS = 10_000;
@@ -41,6 +45,8 @@ function pod(i: number, annotated: boolean): object {
     },
     spec: {
       nodeName: `node-${i % 50}`,
+      hostname: `web-${i}`,
+      subdomain: 'web',
       containers: [
         {
           name: 'app',
@@ -53,18 +59,33 @@ function pod(i: number, annotated: boolean): object {
         },
       ],
     },
-    status: { phase: 'Running', podIP: ip(i) },
+    status: {
+      phase: 'Running',
+      podIP: ip(i),
+      conditions: [
+        { type: 'Initialized', status: 'True' },
+        { type: 'Ready', status: 'True' },
+        { type: 'ContainersReady', status: 'True' },
+        { type: 'PodScheduled', status: 'True' },
+      ],
+    },
   };
 }
 
-function measure(name: string, pods: readonly object[], goal: number, note: string): Figure {
-  const check = resolvePeers(pods);
+function measure(
+  name: string,
+  pods: readonly object[],
+  goal: number,
+  note: string,
+  settings: ResolveSettings = DEFAULT_NAMING_SETTINGS,
+): Figure {
+  const check = resolvePeers(pods, settings);
   if (check.peers.length !== pods.length)
     throw new Error(`${name}: expected ${pods.length} peers, got ${check.peers.length}`);
   const samples: number[] = [];
   for (let r = 0; r < REPETITIONS; r++) {
     const start = process.hrtime.bigint();
-    resolvePeers(pods);
+    resolvePeers(pods, settings);
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
     samples.push(pods.length / seconds);
   }
@@ -257,6 +278,12 @@ export function evaluatorComparisonFigures(pods: readonly object[]): Figure[] {
     },
   ];
 }
+const MODES: [string, Partial<ResolveSettings>][] = [
+  ['basename', { basename: 'app' }],
+  ['basename + PodDNS', { basename: 'app', hostFallback: 'PodDNS' }],
+  ['basename + Hostname', { basename: 'app', hostFallback: 'Hostname' }],
+  ['membership Ready + Drop', { membership: { peers: 'Ready', terminating: 'Drop' } }],
+];
 
 export default async function run(): Promise<Figure[]> {
   const annotated = Array.from({ length: PODS }, (_, i) => pod(i, true));
@@ -276,6 +303,18 @@ export default async function run(): Promise<Figure[]> {
     ),
     ...evaluatorComparisonFigures(annotated),
     ...costlyExpressionFigures(),
+    ...MODES.map(([label, settings]) =>
+      measure(
+        `naming: resolvePeers, ${label}`,
+        plain,
+        200_000,
+        `${PODS} annotation-less pods, single thread`,
+        {
+          ...DEFAULT_NAMING_SETTINGS,
+          ...settings,
+        },
+      ),
+    ),
   ];
 }
 

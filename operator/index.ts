@@ -5,7 +5,7 @@
  * - analyzeFailureDomains: the quorum analysis of a layout;
  * - the resource's types.
  */
-export { watchPeers, type PeerWatch, type WatchPeersOptions } from './agent/watch-peers.js';
+export { watchPeers, type PeerMember, type PeerWatch, type WatchPeersOptions } from './agent/watch-peers.js';
 export {
   resolvePeers,
   type Peer,

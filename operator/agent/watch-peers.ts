@@ -1,3 +1,4 @@
+import type { Peer } from '../api/types.generated.js';
 import { connect, type Kube } from '../kube/client.js';
 import { agentInputFrom, pollingMsOf } from './observe.js';
 import { decideAgentAction, type TroubleCause } from './round.js';
@@ -15,12 +16,37 @@ export interface WatchPeersOptions {
   name: string;
   kubeconfig?: string;
   onTrouble?: (cause: TroubleCause, message: string) => void;
+  /**
+   * The peers with their member state, from the same current status as onChange's list, called
+   * whenever a peer or its state changes. The state is the policy the operator applied
+   * (spec.membership): use it, do not re-decide membership from it. `ready`/`serving` are
+   * undefined (unknown) in a status written before the operator published them.
+   */
+  onMembers?: (members: readonly PeerMember[]) => void;
 }
+
+/** One peer and its state in the EndpointSlice vocabulary. */
+export type PeerMember = Pick<Peer, 'nodeName' | 'pod' | 'uid' | 'ready' | 'serving' | 'terminating'>;
 
 export interface PeerWatch {
   /** The last list handed to onChange (undefined before the first). */
   readonly peers: readonly string[] | undefined;
+  /** The last members handed to onMembers (undefined before the first current status). */
+  readonly members: readonly PeerMember[] | undefined;
   stop(): void;
+}
+
+function membersOf(peers: readonly Peer[]): PeerMember[] {
+  return peers
+    .map((p) => ({
+      nodeName: p.nodeName,
+      pod: p.pod,
+      uid: p.uid,
+      ...(typeof p.ready === 'boolean' ? { ready: p.ready } : {}),
+      ...(typeof p.serving === 'boolean' ? { serving: p.serving } : {}),
+      terminating: p.terminating,
+    }))
+    .sort((a, b) => (a.nodeName < b.nodeName ? -1 : a.nodeName > b.nodeName ? 1 : 0));
 }
 
 export function watchPeers(
@@ -29,12 +55,23 @@ export function watchPeers(
   kube: Kube = connect({ kubeconfig: opts.kubeconfig }),
 ): PeerWatch {
   let current: readonly string[] | undefined;
+  let members: readonly PeerMember[] | undefined;
+  let membersKey = '';
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const check = () => {
     if (stopped) return;
     const action = decideAgentAction(agentInputFrom(reader.state(), new Date()));
     if (action.action === 'keep') return opts.onTrouble?.(action.cause, action.message);
+    const read = reader.state();
+    const statusPeers = read.kind === 'read' ? (read.object?.status?.peers ?? []) : [];
+    const nextMembers = membersOf(statusPeers);
+    const key = JSON.stringify(nextMembers);
+    if (members === undefined || key !== membersKey) {
+      members = nextMembers;
+      membersKey = key;
+      opts.onMembers?.(nextMembers);
+    }
     const next = [...action.desired].sort();
     if (current && current.length === next.length && current.every((p, i) => p === next[i])) return;
     current = next;
@@ -57,6 +94,9 @@ export function watchPeers(
   return {
     get peers() {
       return current;
+    },
+    get members() {
+      return members;
     },
     stop() {
       stopped = true;

@@ -20,6 +20,13 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const DEFAULT_HOSTNAME_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
 export const DEFAULT_NODENAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
 export const DEFAULT_POLLING_INTERVAL = '10s';
+export const DEFAULT_CLUSTER_DOMAIN = 'cluster.local';
+/** Where the host part comes from when a pod has no hostname annotation. */
+export const HOST_FALLBACKS = ['PodIP', 'PodDNS', 'Hostname'] as const;
+/** Which running pods are peers. */
+export const MEMBERSHIP_PEERS = ['Running', 'Ready'] as const;
+/** What becomes of a terminating pod. */
+export const MEMBERSHIP_TERMINATING = ['Keep', 'Drop'] as const;
 export const DEFAULT_FAILURE_DOMAIN_LEVELS = defaultFailureDomainLevels.map((l) => ({ ...l }));
 
 /** Why a selected pod is not a peer; every excluded pod carries exactly one. The names are API. */
@@ -33,6 +40,10 @@ export const EXCLUSION_REASONS = [
   'InvalidNodeName',
   'DuplicateNodeName',
   'ExpressionTooCostly',
+  'NoNamespace',
+  'NoSubdomain',
+  'PodTerminating',
+  'PodNotReady',
 ] as const;
 
 // A Go duration as Kubernetes writes them (`10s`, `1m30s`, `500ms`).
@@ -146,6 +157,35 @@ export const specSchema: JSONSchema = {
           'Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name.',
           { default: DEFAULT_NODENAME_ANNOTATION, pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
         ),
+        basename: str(
+          "A fixed name part for pods without the nodename annotation (libcluster's kubernetes_node_basename): every such pod is <basename>@<host>. Without it, the pod name.",
+          { pattern: '^[A-Za-z0-9_-]+$', minLength: 1, maxLength: 200 },
+        ),
+        hostFallback: str(
+          'The host part of pods without the hostname annotation: PodIP (status.podIP), PodDNS (the pod A record, 10-1-2-3.<namespace>.pod.<clusterDomain>) or Hostname (<spec.hostname or pod name>.<spec.subdomain>.<namespace>.svc.<clusterDomain>: StatefulSet names, stable across restarts; a pod without spec.subdomain is excluded).',
+          { enum: HOST_FALLBACKS, default: 'PodIP' },
+        ),
+        clusterDomain: str('The cluster DNS domain used by the PodDNS and Hostname fallbacks.', {
+          default: DEFAULT_CLUSTER_DOMAIN,
+          pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+          maxLength: 253,
+        }),
+      },
+    },
+    membership: {
+      type: 'object',
+      'x-ts-type': 'MembershipSpec',
+      description: 'Which selected pods are peers, by their state.',
+      default: {},
+      properties: {
+        peers: str(
+          "Running (every running pod with an IP is a peer) or Ready (only pods whose Ready condition is True, as libcluster's endpoints lookup; others are excluded as PodNotReady). Beware: with Ready, an application whose readiness waits for its cluster never becomes ready.",
+          { enum: MEMBERSHIP_PEERS, default: 'Running' },
+        ),
+        terminating: str(
+          'Keep (a terminating pod stays a peer, flagged terminating, until it is gone) or Drop (it is excluded as PodTerminating at once).',
+          { enum: MEMBERSHIP_TERMINATING, default: 'Keep' },
+        ),
       },
     },
     onForbidden: str(
@@ -200,7 +240,7 @@ const condition: JSONSchema = {
   description: 'A condition in the Kubernetes convention.',
   required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
   properties: {
-    type: str('Ready, Degraded or QuorumAtRisk.', { maxLength: 316 }),
+    type: str('Ready, Degraded, QuorumAtRisk or ReadinessDeadlockRisk.', { maxLength: 316 }),
     status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
     observedGeneration: int('The .metadata.generation this condition was computed from.', { minimum: 0 }),
     lastTransitionTime: str('When status last changed.', { format: 'date-time' }),
@@ -220,11 +260,22 @@ const peer: JSONSchema = {
     uid: str('Pod UID: peers are keyed by it, so a reused IP never aliases another pod.'),
     podIP: str('status.podIP (may be empty when the host came from an annotation).'),
     node: str('The Kubernetes Node the pod runs on (empty while unscheduled).'),
-    hostSource: str('Where the host part came from.', { enum: ['Annotation', 'PodIP'] }),
-    nameSource: str('Where the name part came from.', { enum: ['Annotation', 'PodName'] }),
+    hostSource: str('Where the host part came from.', { enum: ['Annotation', ...HOST_FALLBACKS] }),
+    nameSource: str('Where the name part came from.', { enum: ['Annotation', 'PodName', 'Basename'] }),
     terminating: {
       type: 'boolean',
-      description: 'The pod is being deleted; it stays a peer until it is gone.',
+      description:
+        'The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone.',
+    },
+    ready: {
+      type: 'boolean',
+      description:
+        'EndpointSlice ready: the Ready condition is True and the pod is not terminating. Missing in statuses written before it existed: unknown.',
+    },
+    serving: {
+      type: 'boolean',
+      description:
+        'EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown.',
     },
   },
 };

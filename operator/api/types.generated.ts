@@ -13,6 +13,8 @@ export interface ClusterTopologySpec {
   ipLookupMode?: "pods";
   /** Which pod annotations hold the JSONPath expressions computing each pod's node name (name@host). */
   naming?: NamingSpec;
+  /** Which selected pods are peers, by their state. */
+  membership?: MembershipSpec;
   /** What the peers become when listing pods is refused (401/403): Retain keeps the last known list; Disconnect empties it, so every agent disconnects (the behaviour of libcluster-style discovery). */
   onForbidden?: "Retain" | "Disconnect";
   /** Failure-domain (quorum) analysis of the peers, by the labels of the Nodes their pods run on. */
@@ -41,7 +43,7 @@ export interface ClusterTopologyStatus {
 }
 
 export interface Condition {
-  /** Ready, Degraded or QuorumAtRisk. */
+  /** Ready, Degraded, QuorumAtRisk or ReadinessDeadlockRisk. */
   type: string;
   /** True, False or Unknown. */
   status: "True" | "False" | "Unknown";
@@ -59,7 +61,7 @@ export interface ExcludedPod {
   /** Pod name. */
   pod: string;
   /** Why it is not a peer. */
-  reason: "NoPodIP" | "PodFinished" | "InvalidJSONPath" | "NoMatch" | "AmbiguousMatch" | "NotAString" | "InvalidNodeName" | "DuplicateNodeName" | "ExpressionTooCostly";
+  reason: "NoPodIP" | "PodFinished" | "InvalidJSONPath" | "NoMatch" | "AmbiguousMatch" | "NotAString" | "InvalidNodeName" | "DuplicateNodeName" | "ExpressionTooCostly" | "NoNamespace" | "NoSubdomain" | "PodTerminating" | "PodNotReady";
   /** What to do about it. */
   message: string;
 }
@@ -162,11 +164,24 @@ export interface LastResponse {
   since: string;
 }
 
+export interface MembershipSpec {
+  /** Running (every running pod with an IP is a peer) or Ready (only pods whose Ready condition is True, as libcluster's endpoints lookup; others are excluded as PodNotReady). Beware: with Ready, an application whose readiness waits for its cluster never becomes ready. */
+  peers?: "Running" | "Ready";
+  /** Keep (a terminating pod stays a peer, flagged terminating, until it is gone) or Drop (it is excluded as PodTerminating at once). */
+  terminating?: "Keep" | "Drop";
+}
+
 export interface NamingSpec {
   /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use status.podIP. */
   hostnameAnnotation?: string;
   /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name. */
   nodenameAnnotation?: string;
+  /** A fixed name part for pods without the nodename annotation (libcluster's kubernetes_node_basename): every such pod is <basename>@<host>. Without it, the pod name. */
+  basename?: string;
+  /** The host part of pods without the hostname annotation: PodIP (status.podIP), PodDNS (the pod A record, 10-1-2-3.<namespace>.pod.<clusterDomain>) or Hostname (<spec.hostname or pod name>.<spec.subdomain>.<namespace>.svc.<clusterDomain>: StatefulSet names, stable across restarts; a pod without spec.subdomain is excluded). */
+  hostFallback?: "PodIP" | "PodDNS" | "Hostname";
+  /** The cluster DNS domain used by the PodDNS and Hostname fallbacks. */
+  clusterDomain?: string;
 }
 
 export interface PartitionSide {
@@ -198,9 +213,13 @@ export interface Peer {
   /** The Kubernetes Node the pod runs on (empty while unscheduled). */
   node: string;
   /** Where the host part came from. */
-  hostSource: "Annotation" | "PodIP";
+  hostSource: "Annotation" | "PodIP" | "PodDNS" | "Hostname";
   /** Where the name part came from. */
-  nameSource: "Annotation" | "PodName";
-  /** The pod is being deleted; it stays a peer until it is gone. */
+  nameSource: "Annotation" | "PodName" | "Basename";
+  /** The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone. */
   terminating: boolean;
+  /** EndpointSlice ready: the Ready condition is True and the pod is not terminating. Missing in statuses written before it existed: unknown. */
+  ready?: boolean;
+  /** EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown. */
+  serving?: boolean;
 }

@@ -1,7 +1,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { specSchema, type JSONSchema } from './schema.js';
 import { toOpenApi } from './generate.js';
-import type { ClusterTopologySpec, FailureDomainLevel } from './types.generated.js';
+import type {
+  ClusterTopologySpec,
+  FailureDomainLevel,
+  MembershipSpec,
+  NamingSpec,
+} from './types.generated.js';
 import { checkFailureDomainSettings } from '../failure-domains/index.js';
 
 /**
@@ -12,9 +17,12 @@ import { checkFailureDomainSettings } from '../failure-domains/index.js';
  */
 
 /** A spec with every default filled in. */
-export type ResolvedSpec = Required<Omit<ClusterTopologySpec, 'namespace' | 'failureDomains' | 'naming'>> & {
+export type ResolvedSpec = Required<
+  Omit<ClusterTopologySpec, 'namespace' | 'failureDomains' | 'naming' | 'membership'>
+> & {
   namespace?: string;
-  naming: { hostnameAnnotation: string; nodenameAnnotation: string };
+  naming: Required<Omit<NamingSpec, 'basename'>> & { basename?: string };
+  membership: Required<MembershipSpec>;
   failureDomains: { levels: FailureDomainLevel[]; partitionLevel?: string; expectedVoters?: number };
 };
 

@@ -1,4 +1,5 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
+import { describeFallback } from '../naming/messages.js';
 import type { NamingSettings } from '../naming/index.js';
 import { quoteString, sanitizeCell } from '../naming/quote.js';
 import { statusCaveats } from './status-caveats.js';
@@ -102,19 +103,31 @@ function peerLines(
   const at = p.nodeName.indexOf('@');
   const name = at < 0 ? p.nodeName : p.nodeName.slice(0, at);
   const host = at < 0 ? '' : p.nodeName.slice(at + 1);
-  const from = (source: 'Annotation' | 'PodIP' | 'PodName', key: string, fallback: string): string => {
-    if (source !== 'Annotation') return `from ${fallback} (the pod has no ${key} annotation)`;
+  const from = (half: 'host' | 'name', source: string, key: string): string => {
+    if (source !== 'Annotation') {
+      const fallback =
+        source === 'PodIP'
+          ? 'status.podIP'
+          : source === 'PodName'
+            ? 'metadata.name'
+            : describeFallback(half, naming);
+      return `from ${fallback} (the pod has no ${key} annotation)`;
+    }
     const expression = annotations?.[key];
     return expression === undefined
       ? `from the annotation ${key}`
       : `from the annotation ${key}, JSONPath ${quoteString(expression, 200)}`;
   };
+  const state = (b: boolean | undefined, yes: string, no: string) =>
+    b === undefined ? 'unknown (the status was written before the operator published it)' : b ? yes : no;
   return [
     `  Node name:    ${safe(p.nodeName)}`,
-    `  Host part:    ${safe(host)} — ${from(p.hostSource, naming.hostnameAnnotation, 'status.podIP')}`,
-    `  Name part:    ${safe(name)} — ${from(p.nameSource, naming.nodenameAnnotation, 'metadata.name')}`,
+    `  Host part:    ${safe(host)} — ${from('host', p.hostSource, naming.hostnameAnnotation)}`,
+    `  Name part:    ${safe(name)} — ${from('name', p.nameSource, naming.nodenameAnnotation)}`,
     `  Pod IP:       ${safe(p.podIP) || '(none)'}`,
     `  Runs on:      ${p.node ? `Node ${safe(p.node)}` : 'no Node yet (unscheduled)'}`,
+    `  Ready:        ${state(p.ready, 'yes', 'no — its Ready condition is not True, or it is terminating')}`,
+    `  Serving:      ${state(p.serving, 'yes — its Ready condition is True', 'no')}`,
     `  Terminating:  ${p.terminating ? 'yes — it stays a peer until the pod is gone' : 'no'}`,
     '',
     `The pod's own Erlang node name (what its release sets, e.g. RELEASE_NODE in rel/env.sh.eex) must be`,

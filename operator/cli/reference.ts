@@ -33,6 +33,12 @@ export const EXCLUSION_REASON_DOCS: Record<(typeof EXCLUSION_REASONS)[number], s
   DuplicateNodeName: 'Several pods computed the same node name; none of them is a peer until that is fixed.',
   ExpressionTooCostly:
     'A naming annotation needs more than the evaluation step budget against this pod (for example a search with .. over a large pod); simplify it.',
+  NoNamespace:
+    'naming.hostFallback PodDNS or Hostname, and the pod has no metadata.namespace (only pods read from a file lack it).',
+  NoSubdomain:
+    'naming.hostFallback Hostname, no hostname annotation, and the pod has no spec.subdomain (a StatefulSet sets it from serviceName).',
+  PodTerminating: 'membership.terminating is Drop and the pod is being deleted.',
+  PodNotReady: "membership.peers is Ready and the pod's Ready condition is not True.",
 };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

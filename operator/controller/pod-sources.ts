@@ -8,7 +8,8 @@ import { summarizePod, type PodSummary, type PodView } from './status.js';
 /**
  * Each served topology's pod source: a reflector over the pods its selector matches, re-listed
  * every polling interval. A source lives as long as the topology is served with the same
- * target namespace, selector, interval and naming settings; a change of any replaces it.
+ * target namespace, selector, interval and naming and membership settings; a change of any
+ * replaces it.
  */
 
 export interface PodSourceOptions {
@@ -22,7 +23,7 @@ interface PodSource {
   target: string;
   selector: string;
   intervalMs: number;
-  /** The naming settings the summaries were made with (JSON). */
+  /** The naming and membership settings the summaries were made with (JSON). */
   naming: string;
   reflector: Reflector<PodSummary>;
 }
@@ -44,7 +45,8 @@ export class PodSources {
   /** The source topology `key` needs for `spec` in `target`: the running one, or a new one. */
   ensure(key: string, target: string, spec: ResolvedSpec): void {
     const intervalMs = pollingIntervalMs(spec);
-    const naming = JSON.stringify(spec.naming);
+    const settings = { ...spec.naming, membership: spec.membership };
+    const naming = JSON.stringify(settings);
     const s = this.sources.get(key);
     if (
       s &&
@@ -55,7 +57,6 @@ export class PodSources {
     )
       return;
     s?.reflector.stop();
-    const settings = { ...spec.naming };
     const reflector: Reflector<PodSummary> = new Reflector<PodSummary>({
       name: `pods ${target} ${spec.selector}`,
       ...listWatch<PodSummary>(this.kube, podsPath(target), {

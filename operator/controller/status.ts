@@ -1,6 +1,7 @@
 import type { ClusterTopologyStatus, ExcludedPod, LastResponse, Peer } from '../api/types.generated.js';
 import type { ResolvedSpec } from '../api/validate.js';
-import { resolvePod, settlePeers, type NamingSettings, type PodVerdict } from '../naming/index.js';
+import { resolvePod, settlePeers, type PodVerdict, type ResolveSettings } from '../naming/index.js';
+import { READINESS_DEADLOCK_CONDITION, readinessDeadlockRisk } from '../naming/readiness-deadlock.js';
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
 import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
@@ -36,7 +37,7 @@ export interface PodView {
 /**
  * What the status needs of one selected pod, taken when the pod is listed or changes; the
  * operator keeps this, not the pod (at 5,000 pods the pod objects were most of its memory).
- * The verdict depends on the naming settings: a change of them re-lists.
+ * The verdict depends on the naming and membership settings: a change of them re-lists.
  */
 export type PodSummary = {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
@@ -44,7 +45,7 @@ export type PodSummary = {
   ready: boolean;
 };
 
-export function summarizePod(pod: PodView, naming: NamingSettings): PodSummary {
+export function summarizePod(pod: PodView, naming: ResolveSettings): PodSummary {
   const m = pod.metadata;
   return {
     metadata: {
@@ -173,6 +174,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
       reason: 'ListSucceeded',
       message: 'The last list of pods succeeded.',
     });
+    // Present while membership.peers is Ready; turned False (not removed) when it goes back.
+    const deadlock = readinessDeadlockRisk(spec.membership, peers.length, excluded);
+    if (deadlock.status === 'True' || conditions.some((c) => c.type === READINESS_DEADLOCK_CONDITION))
+      set({ type: READINESS_DEADLOCK_CONDITION, ...deadlock });
   } else {
     const f = poll.failure;
     const disconnect = isForbidden(f) && spec.onForbidden === 'Disconnect';

@@ -10,7 +10,7 @@ import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../devcluster/control-plane.js';
 import { ErlangTestEnv } from '../devcluster/beam.js';
 import { connect, type Kube } from '../kube/client.js';
-import { formatResolveTable } from '../naming/index.js';
+import { formatResolveTable } from '../cli/resolve-format.js';
 import { formatAnalysisTable } from '../failure-domains/index.js';
 import { analysisFromStatus } from '../cli/status-analysis.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';

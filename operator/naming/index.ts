@@ -4,7 +4,6 @@
  * - resolvePeers(pods, settings) → { peers, excluded }: the engine (resolve.ts has the spec);
  *   resolvePod + settlePeers are its two halves, for a cache that keeps verdicts, not pods.
  * - parsePodInput(text): pods from `kubectl get pods -o json|yaml` output, for `ctopo resolve -f`.
- * - formatResolveTable / formatResolveJson: the two outputs of `ctopo resolve`.
  * - compileJsonPath / selectValue: the checked JSONPath subset naming annotations may use.
  * - checkNodeName and friends: the node-name grammar every peer satisfies.
  */
@@ -12,8 +11,16 @@ export {
   DEFAULT_HOSTNAME_ANNOTATION,
   DEFAULT_NODENAME_ANNOTATION,
   DEFAULT_NAMING_SETTINGS,
+  DEFAULT_CLUSTER_DOMAIN,
+  DEFAULT_MEMBERSHIP,
   EXCLUSION_REASONS,
+  HOST_FALLBACKS,
+  MEMBERSHIP_PEERS,
+  MEMBERSHIP_TERMINATING,
   type ExclusionReason,
+  type HostFallback,
+  type MembershipSettings,
+  type ResolveSettings,
   type Excluded,
   type HostSource,
   type NameSource,
@@ -24,7 +31,7 @@ export {
 } from './types.js';
 export { resolvePeers, resolvePod, settlePeers } from './resolve.js';
 export { parsePodInput, type PodInput } from './pod-input.js';
-export { formatResolveJson, formatResolveTable } from './format.js';
+export { dashedIP } from './fallbacks.js';
 export {
   compileJsonPath,
   selectValue,

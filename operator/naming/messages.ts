@@ -4,6 +4,7 @@
  * quote.ts, never trimmed — and what to change.
  */
 import { quoteString, quoteValue, describeKind } from './quote.js';
+import { DEFAULT_CLUSTER_DOMAIN, type NamingSettings } from './types.js';
 
 /** Which half of `name@host` a message is about. */
 export type Half = 'host' | 'name';
@@ -18,8 +19,28 @@ function annotationRef(half: Half, key: string): string {
   return `the ${half === 'host' ? 'hostname' : 'nodename'} annotation ${key}`;
 }
 
-function orRemove(half: Half): string {
-  return `or remove the annotation to use ${FALLBACK[half]}`;
+/**
+ * What a half is when its annotation is absent, as the settings make it. Absent settings (or
+ * the defaults) give the texts the messages always had.
+ */
+export function describeFallback(half: Half, s: NamingSettings | undefined): string {
+  if (half === 'name')
+    return s?.basename !== undefined
+      ? `the basename ${quoteString(s.basename)} (spec.naming.basename)`
+      : FALLBACK.name;
+  const domain = s?.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
+  switch (s?.hostFallback ?? 'PodIP') {
+    case 'PodIP':
+      return FALLBACK.host;
+    case 'PodDNS':
+      return `the pod DNS name (status.podIP with dashes, .<metadata.namespace>.pod.${domain})`;
+    case 'Hostname':
+      return `the pod hostname (spec.hostname or the pod name, .<spec.subdomain>.<metadata.namespace>.svc.${domain})`;
+  }
+}
+
+function orRemove(half: Half, fallback: string | undefined): string {
+  return `or remove the annotation to use ${fallback ?? FALLBACK[half]}`;
 }
 
 /** Notes what a person might not see in a quoted value: whitespace at either end. */
@@ -27,24 +48,42 @@ function whitespaceNote(value: string): string {
   return value !== value.trim() ? ' (note the whitespace at its start or end: nothing is trimmed)' : '';
 }
 
-export function annotationNotAString(half: Half, key: string, value: unknown): string {
-  return `${annotationRef(half, key)} holds ${describeKind(value)} where a JSONPath string belongs; set it to a JSONPath such as $.status.podIP, ${orRemove(half)}.`;
+export function annotationNotAString(half: Half, key: string, value: unknown, fallback?: string): string {
+  return `${annotationRef(half, key)} holds ${describeKind(value)} where a JSONPath string belongs; set it to a JSONPath such as $.status.podIP, ${orRemove(half, fallback)}.`;
 }
 
-export function invalidExpression(half: Half, key: string, expression: string, problem: string): string {
-  return `${annotationRef(half, key)} is not a usable JSONPath: ${problem}. Expression: ${quoteString(expression)}. Fix the expression, ${orRemove(half)}.`;
+export function invalidExpression(
+  half: Half,
+  key: string,
+  expression: string,
+  problem: string,
+  fallback?: string,
+): string {
+  return `${annotationRef(half, key)} is not a usable JSONPath: ${problem}. Expression: ${quoteString(expression)}. Fix the expression, ${orRemove(half, fallback)}.`;
 }
 
-export function evaluationFailed(half: Half, key: string, expression: string, problem: string): string {
-  return `${annotationRef(half, key)} could not be evaluated against this pod: ${quoteString(problem, 160)}. Expression: ${quoteString(expression)}. Fix the expression, ${orRemove(half)}.`;
+export function evaluationFailed(
+  half: Half,
+  key: string,
+  expression: string,
+  problem: string,
+  fallback?: string,
+): string {
+  return `${annotationRef(half, key)} could not be evaluated against this pod: ${quoteString(problem, 160)}. Expression: ${quoteString(expression)}. Fix the expression, ${orRemove(half, fallback)}.`;
 }
 
-export function tooCostly(half: Half, key: string, expression: string, budget: number): string {
-  return `${annotationRef(half, key)} needs more than ${budget} evaluation steps against this pod, so it was stopped: ${quoteString(expression)}. Simplify it: spell the path out from $ instead of searching with .. (for example $.spec.containers[?(@.name == 'app')].env[?(@.name == 'NAME')].value), use fewer union members and shorter filters, and do not compare whole arrays or long fields (such as @root.spec.containers[0].args); ${orRemove(half)}.`;
+export function tooCostly(
+  half: Half,
+  key: string,
+  expression: string,
+  budget: number,
+  fallback?: string,
+): string {
+  return `${annotationRef(half, key)} needs more than ${budget} evaluation steps against this pod, so it was stopped: ${quoteString(expression)}. Simplify it: spell the path out from $ instead of searching with .. (for example $.spec.containers[?(@.name == 'app')].env[?(@.name == 'NAME')].value), use fewer union members and shorter filters, and do not compare whole arrays or long fields (such as @root.spec.containers[0].args); ${orRemove(half, fallback)}.`;
 }
 
-export function noMatch(half: Half, key: string, expression: string): string {
-  return `${annotationRef(half, key)} matched nothing in this pod: ${quoteString(expression)} selects no value. Compare it with the pod's JSON (kubectl get pod -o json), ${orRemove(half)}.`;
+export function noMatch(half: Half, key: string, expression: string, fallback?: string): string {
+  return `${annotationRef(half, key)} matched nothing in this pod: ${quoteString(expression)} selects no value. Compare it with the pod's JSON (kubectl get pod -o json), ${orRemove(half, fallback)}.`;
 }
 
 export function ambiguousMatch(
@@ -67,11 +106,40 @@ export function podFinished(phase: string): string {
   return `the pod has finished (status.phase ${quoteString(phase)}); a finished pod never runs again — its controller replaces it with a new pod, which is resolved on its own.`;
 }
 
-export function noPodIP(hostKey: string, hostFromAnnotation: boolean, phase: string): string {
+export function noPodIP(
+  hostKey: string,
+  hostFromAnnotation: boolean,
+  phase: string,
+  hostFallback: 'PodIP' | 'PodDNS' | 'Hostname' = 'PodIP',
+): string {
   const state = `the pod has no IP yet (status.podIP is empty${phase ? `, status.phase ${quoteString(phase)}` : ''})`;
-  return hostFromAnnotation
-    ? `${state}; although its host comes from the hostname annotation ${hostKey}, a pod without an IP cannot be reached, so it joins once it has one.`
-    : `${state}, and without the hostname annotation ${hostKey} its host is the pod IP; it joins once it has one.`;
+  if (hostFromAnnotation)
+    return `${state}; although its host comes from the hostname annotation ${hostKey}, a pod without an IP cannot be reached, so it joins once it has one.`;
+  if (hostFallback === 'PodIP')
+    return `${state}, and without the hostname annotation ${hostKey} its host is the pod IP; it joins once it has one.`;
+  return `${state}; its host is a DNS name (spec.naming.hostFallback ${hostFallback}), but a pod without an IP has no DNS record and cannot be reached, so it joins once it has one.`;
+}
+
+export function missingHostField(
+  field: 'metadata.namespace' | 'spec.subdomain',
+  hostFallback: 'PodDNS' | 'Hostname',
+  hostKey: string,
+): string {
+  if (field === 'spec.subdomain')
+    return `the pod has no spec.subdomain, which spec.naming.hostFallback Hostname needs for its stable name (<hostname>.<subdomain>.<namespace>.svc.<cluster domain>). A StatefulSet sets it from spec.serviceName: give the StatefulSet a headless Service and serviceName (or set spec.subdomain on the pod), give the pod the hostname annotation ${hostKey}, or set spec.naming.hostFallback to PodIP or PodDNS.`;
+  return `the pod has no metadata.namespace, which spec.naming.hostFallback ${hostFallback} needs for its DNS name; pods read from a file need their namespace (kubectl get pods -o json prints it), or set spec.naming.hostFallback to PodIP.`;
+}
+
+export function podIPNotAnAddress(podIP: string): string {
+  return `status.podIP ${quoteString(podIP)} is not an IP address, so spec.naming.hostFallback PodDNS has no A record to name; check status.podIP (input read from a file may be edited), or set spec.naming.hostFallback to PodIP.`;
+}
+
+export function podTerminating(): string {
+  return 'the pod is terminating (metadata.deletionTimestamp is set) and spec.membership.terminating is Drop, so it left the peers at once; set it to Keep to keep terminating pods as peers, flagged terminating, until they are gone.';
+}
+
+export function podNotReady(phase: string): string {
+  return `the pod's Ready condition is not True${phase ? ` (status.phase ${quoteString(phase)})` : ''} and spec.membership.peers is Ready, so only ready pods are peers; it joins once it is ready. If its readiness waits for the cluster to form, it never becomes ready: make the readiness probe independent of clustering, or set spec.membership.peers to Running.`;
 }
 
 /** Where one half of a node name came from, for InvalidNodeName. */
@@ -80,20 +148,31 @@ export interface HalfOrigin {
   value: string;
   /** The annotation key and expression, when the half came from an annotation. */
   annotation?: { key: string; expression: string };
+  /** describeFallback of this half (absent: the default fallback). */
+  fallback?: string;
+  /** The host fallback, when the host did not come from an annotation. */
+  hostFallback?: 'PodIP' | 'PodDNS' | 'Hostname';
 }
 
 function describeOrigin(o: HalfOrigin): string {
   if (o.annotation)
     return `${annotationRef(o.half, o.annotation.key)} (${quoteString(o.annotation.expression)}), which selected ${quoteString(o.value)}${whitespaceNote(o.value)}`;
-  return `${FALLBACK[o.half]}, ${quoteString(o.value)}${whitespaceNote(o.value)}`;
+  return `${o.fallback ?? FALLBACK[o.half]}, ${quoteString(o.value)}${whitespaceNote(o.value)}`;
 }
 
 function fixFor(o: HalfOrigin, nameKey: string): string {
   if (o.annotation)
-    return `Make the annotation select a valid ${o.half === 'host' ? 'DNS name or IP address' : 'name (letters, digits, _ and -)'}, ${orRemove(o.half)}.`;
-  return o.half === 'name'
-    ? `The pod name is not usable as a node name; set the nodename annotation ${nameKey} to select one that is (letters, digits, _ and -).`
-    : 'The pod IP is not usable as a host; check status.podIP.';
+    return `Make the annotation select a valid ${o.half === 'host' ? 'DNS name or IP address' : 'name (letters, digits, _ and -)'}, ${orRemove(o.half, o.fallback)}.`;
+  if (o.half === 'name')
+    return `The pod name is not usable as a node name; set the nodename annotation ${nameKey} to select one that is (letters, digits, _ and -).`;
+  switch (o.hostFallback ?? 'PodIP') {
+    case 'PodIP':
+      return 'The pod IP is not usable as a host; check status.podIP.';
+    case 'PodDNS':
+      return 'The pod DNS name is not a valid DNS name; check status.podIP, metadata.namespace and spec.naming.clusterDomain, or set spec.naming.hostFallback to PodIP.';
+    case 'Hostname':
+      return 'The pod hostname is not a valid DNS name (labels of at most 63 letters, digits and -, 253 characters in all); check spec.hostname, spec.subdomain, metadata.namespace and spec.naming.clusterDomain, or set spec.naming.hostFallback to PodIP.';
+  }
 }
 
 export function invalidNodeName(
@@ -117,6 +196,8 @@ export interface Sharer {
   terminating: boolean;
   hostFromAnnotation: boolean;
   nameFromAnnotation: boolean;
+  /** The name part is spec.naming.basename. */
+  nameFromBasename?: boolean;
 }
 
 const LISTED_SHARERS = 5;
@@ -139,6 +220,9 @@ export function sharedNodeName(
     hint = ` Replicas that share one DNS name get one node name: leave the hostname annotation ${hostKey} off so each pod's host is its own pod IP, and start each node as \${HOSTNAME}@\${POD_IP} (POD_IP from the field status.podIP).`;
   else if (sharers.some((s) => s.nameFromAnnotation))
     hint = ` The nodename annotation ${nameKey} gives them the same name; make it select something unique per pod, or remove it to use the pod name.`;
+  else if (sharers.some((s) => s.nameFromBasename))
+    hint =
+      ' Their name part is spec.naming.basename, so only the host tells them apart, and theirs is the same: two pods with one IP (the input may list one pod twice), or a hostname shared by pods.';
   else
     hint =
       ' They have the same pod name and IP: the input may list one pod twice, or pods from several namespaces.';

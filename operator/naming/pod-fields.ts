@@ -10,6 +10,14 @@ export interface PodFacts {
   name: string;
   /** metadata.uid, or '' */
   uid: string;
+  /** metadata.namespace, or '' */
+  namespace: string;
+  /** spec.hostname, or '' */
+  hostname: string;
+  /** spec.subdomain, or '' */
+  subdomain: string;
+  /** The pod's Ready condition (status.conditions) is True. */
+  readyCondition: boolean;
   /** status.podIP, or '' */
   podIP: string;
   /** spec.nodeName, or '' */
@@ -39,6 +47,13 @@ function recordField(
   return isRecord(v) ? v : undefined;
 }
 
+function readyConditionOf(conditions: unknown): boolean {
+  if (!Array.isArray(conditions)) return false;
+  for (const c of conditions as unknown[])
+    if (isRecord(c) && field(c, 'type') === 'Ready') return field(c, 'status') === 'True';
+  return false;
+}
+
 export function readPod(pod: unknown): PodFacts {
   const root = isRecord(pod) ? pod : undefined;
   const metadata = recordField(root, 'metadata');
@@ -48,6 +63,10 @@ export function readPod(pod: unknown): PodFacts {
   return {
     name: stringField(metadata, 'name'),
     uid: stringField(metadata, 'uid'),
+    namespace: stringField(metadata, 'namespace'),
+    hostname: stringField(spec, 'hostname'),
+    subdomain: stringField(spec, 'subdomain'),
+    readyCondition: readyConditionOf(field(status, 'conditions')),
     podIP: stringField(status, 'podIP'),
     node: stringField(spec, 'nodeName'),
     phase: stringField(status, 'phase'),

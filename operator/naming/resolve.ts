@@ -1,12 +1,13 @@
 /**
  * The naming engine: which of a set of pods are peers, under which node name, and why each
- * other pod is not. A pure function of the pods and the naming settings.
+ * other pod is not. A pure function of the pods and the settings (spec.naming, spec.membership).
  *
  * For each pod:
  * - host (after @) = the hostname annotation's value evaluated as a JSONPath against the
- *   whole pod; without that annotation, status.podIP.
+ *   whole pod; without that annotation, spec.naming.hostFallback: status.podIP (PodIP, the
+ *   default), the pod A record (PodDNS) or the StatefulSet name (Hostname) — fallbacks.ts.
  * - name (before @) = the nodename annotation's value evaluated likewise; without it,
- *   metadata.name.
+ *   spec.naming.basename, or metadata.name when there is none.
  * - node name = `name@host`. A pod without annotations at all simply gets both fallbacks.
  *
  * Every input pod comes out exactly once: as a peer, or excluded with one reason, checked in
@@ -16,21 +17,29 @@
  *   2. InvalidJSONPath  an annotation present (hostname first, then nodename) is not a string,
  *                       or is not in the accepted JSONPath language (jsonpath.ts) — including
  *                       anything that tries to run code, and values over 4096 bytes.
- *   3. NoPodIP          status.podIP is empty. This holds with a hostname annotation too: a
- *                       pod without an IP cannot be reached by any name, and peers carry podIP.
- *   4. InvalidJSONPath  evaluating the expression against this pod failed;
+ *   3. NoSubdomain      no hostname annotation, hostFallback Hostname, spec.subdomain empty;
+ *      NoNamespace      no hostname annotation, hostFallback PodDNS or Hostname, no namespace.
+ *   4. NoPodIP          status.podIP is empty. This holds with a hostname annotation and the
+ *                       DNS fallbacks too: a pod without an IP cannot be reached by any name.
+ *   5. InvalidJSONPath  evaluating the expression against this pod failed;
  *      NoMatch          it selected nothing;
  *      AmbiguousMatch   it selected several distinct values (equal values count as one);
  *      NotAString       it selected one value that is not a string;
  *      ExpressionTooCostly  evaluating it against this pod needs more than the step budget
  *                       (jsonpath-eval.ts); it is stopped there, so no pod holds the event loop.
  *                       (hostname annotation first, then nodename)
- *   5. InvalidNodeName  `name@host` fails checkNodeName (node-name.ts). Nothing is trimmed.
- *   6. DuplicateNodeName several pods resolve to one node name. If exactly one of them is not
+ *   6. InvalidNodeName  `name@host` fails checkNodeName (node-name.ts). Nothing is trimmed.
+ *   7. PodTerminating   membership.terminating is Drop and the pod is terminating;
+ *      PodNotReady      membership.peers is Ready and the pod's Ready condition is not True.
+ *   8. DuplicateNodeName several pods resolve to one node name. If exactly one of them is not
  *                       terminating, it is the peer and the terminating ones are excluded,
  *                       their message naming the holder; otherwise all are excluded.
  *
- * A terminating pod (metadata.deletionTimestamp set) stays a peer, flagged `terminating`.
+ * With membership.terminating Keep (the default) a terminating pod (metadata.deletionTimestamp
+ * set) stays a peer, flagged `terminating`. Each peer carries its member state in the
+ * EndpointSlice vocabulary: `serving` = the Ready condition is True; `ready` = serving and not
+ * terminating; `terminating`. Membership rules come after naming rules, so a pod left out by
+ * the policy has a valid name, and a dropped pod does not contend for its successor's name.
  * Peers carry their uid (metadata.uid; metadata.name when the input has none) so a consumer
  * keys them by pod, never by IP. `node` is spec.nodeName, '' when unscheduled.
  * Peers are sorted by node name, exclusions by pod, reason, message (code-unit order), so the
@@ -40,7 +49,9 @@ import { checkHostPart, checkNamePart, checkNodeName, MAX_NODE_NAME_LENGTH } fro
 import { compileJsonPath, selectValue, type CompiledJsonPath } from './jsonpath.js';
 import { annotation, readPod, type PodFacts } from './pod-fields.js';
 import * as msg from './messages.js';
+import { fallbackHost, fallbackName, missingForHost } from './fallbacks.js';
 import {
+  DEFAULT_MEMBERSHIP,
   DEFAULT_NAMING_SETTINGS,
   type Excluded,
   type ExclusionReason,
@@ -48,6 +59,7 @@ import {
   type Peer,
   type PodVerdict,
   type ResolveResult,
+  type ResolveSettings,
 } from './types.js';
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; reason: ExclusionReason; message: string };
@@ -65,15 +77,32 @@ interface AnnotatedHalf {
   key: string;
   expression: string;
   compiled: CompiledJsonPath;
+  /** What the half would be without the annotation (for "or remove the annotation"). */
+  fallback: string | undefined;
 }
 
-function compileAnnotation(facts: PodFacts, half: msg.Half, key: string): Outcome<AnnotatedHalf | undefined> {
+/** The fallback's description for messages, only when the settings change it from the default. */
+function fallbackText(half: msg.Half, settings: NamingSettings): string | undefined {
+  const changed =
+    half === 'name' ? settings.basename !== undefined : (settings.hostFallback ?? 'PodIP') !== 'PodIP';
+  return changed ? msg.describeFallback(half, settings) : undefined;
+}
+
+function compileAnnotation(
+  facts: PodFacts,
+  half: msg.Half,
+  key: string,
+  settings: NamingSettings,
+): Outcome<AnnotatedHalf | undefined> {
   const raw = annotation(facts, key);
   if (raw === undefined) return { ok: true, value: undefined };
-  if (typeof raw !== 'string') return fail('InvalidJSONPath', msg.annotationNotAString(half, key, raw));
+  const fallback = fallbackText(half, settings);
+  if (typeof raw !== 'string')
+    return fail('InvalidJSONPath', msg.annotationNotAString(half, key, raw, fallback));
   const compiled = compileJsonPath(raw);
-  if (!compiled.ok) return fail('InvalidJSONPath', msg.invalidExpression(half, key, raw, compiled.problem));
-  return { ok: true, value: { half, key, expression: raw, compiled: compiled.path } };
+  if (!compiled.ok)
+    return fail('InvalidJSONPath', msg.invalidExpression(half, key, raw, compiled.problem, fallback));
+  return { ok: true, value: { half, key, expression: raw, compiled: compiled.path, fallback } };
 }
 
 function evaluate(a: AnnotatedHalf, pod: object): Outcome<string> {
@@ -82,7 +111,7 @@ function evaluate(a: AnnotatedHalf, pod: object): Outcome<string> {
     case 'Match':
       return { ok: true, value: s.value };
     case 'NoMatch':
-      return fail('NoMatch', msg.noMatch(a.half, a.key, a.expression));
+      return fail('NoMatch', msg.noMatch(a.half, a.key, a.expression, a.fallback));
     case 'AmbiguousMatch':
       return fail('AmbiguousMatch', msg.ambiguousMatch(a.half, a.key, a.expression, s.distinct, s.count));
     case 'NotAString':
@@ -90,12 +119,27 @@ function evaluate(a: AnnotatedHalf, pod: object): Outcome<string> {
     case 'OverBudget':
       return fail('ExpressionTooCostly', msg.tooCostly(a.half, a.key, a.expression, s.budget));
     case 'Failed':
-      return fail('InvalidJSONPath', msg.evaluationFailed(a.half, a.key, a.expression, s.problem));
+      return fail(
+        'InvalidJSONPath',
+        msg.evaluationFailed(a.half, a.key, a.expression, s.problem, a.fallback),
+      );
   }
 }
 
-function origin(half: msg.Half, value: string, a: AnnotatedHalf | undefined): msg.HalfOrigin {
-  return a ? { half, value, annotation: { key: a.key, expression: a.expression } } : { half, value };
+function origin(
+  half: msg.Half,
+  value: string,
+  a: AnnotatedHalf | undefined,
+  settings: NamingSettings,
+): msg.HalfOrigin {
+  const fallback = fallbackText(half, settings);
+  if (a) return { half, value, annotation: { key: a.key, expression: a.expression }, fallback };
+  return {
+    half,
+    value,
+    fallback,
+    ...(half === 'host' ? { hostFallback: settings.hostFallback ?? 'PodIP' } : {}),
+  };
 }
 
 function explainInvalidNodeName(
@@ -120,34 +164,55 @@ function explainInvalidNodeName(
   return msg.invalidNodeName(nodeName, detail, undefined, settings.nodenameAnnotation);
 }
 
-function verdictOf(pod: unknown, facts: PodFacts, settings: NamingSettings): Outcome<Peer> {
+function verdictOf(pod: unknown, facts: PodFacts, settings: ResolveSettings): Outcome<Peer> {
   if (facts.phase === 'Succeeded' || facts.phase === 'Failed')
     return fail('PodFinished', msg.podFinished(facts.phase));
 
-  const hostAnnotation = compileAnnotation(facts, 'host', settings.hostnameAnnotation);
+  const hostAnnotation = compileAnnotation(facts, 'host', settings.hostnameAnnotation, settings);
   if (!hostAnnotation.ok) return hostAnnotation;
-  const nameAnnotation = compileAnnotation(facts, 'name', settings.nodenameAnnotation);
+  const nameAnnotation = compileAnnotation(facts, 'name', settings.nodenameAnnotation, settings);
   if (!nameAnnotation.ok) return nameAnnotation;
   const hostA = hostAnnotation.value;
   const nameA = nameAnnotation.value;
 
+  if (!hostA) {
+    const missing = missingForHost(facts, settings);
+    if (missing && !missing.ok)
+      return fail(
+        missing.missing === 'spec.subdomain' ? 'NoSubdomain' : 'NoNamespace',
+        msg.missingHostField(
+          missing.missing,
+          missing.fallback as 'PodDNS' | 'Hostname',
+          settings.hostnameAnnotation,
+        ),
+      );
+  }
+
   if (facts.podIP === '')
-    return fail('NoPodIP', msg.noPodIP(settings.hostnameAnnotation, hostA !== undefined, facts.phase));
+    return fail(
+      'NoPodIP',
+      msg.noPodIP(settings.hostnameAnnotation, hostA !== undefined, facts.phase, settings.hostFallback),
+    );
 
   // An annotation can only be present when the pod is an object.
   const podObject = pod as object;
-  let host = facts.podIP;
+  let host: string;
   if (hostA) {
     const v = evaluate(hostA, podObject);
     if (!v.ok) return v;
     host = v.value;
+  } else {
+    const fallback = fallbackHost(facts, settings);
+    if (fallback === undefined) return fail('InvalidNodeName', msg.podIPNotAnAddress(facts.podIP));
+    host = fallback;
   }
-  let name = facts.name;
+  let name: string;
+  let basename = false;
   if (nameA) {
     const v = evaluate(nameA, podObject);
     if (!v.ok) return v;
     name = v.value;
-  }
+  } else ({ name, basename } = fallbackName(facts, settings));
 
   const nodeName = `${name}@${host}`;
   const check = checkNodeName(nodeName);
@@ -156,12 +221,18 @@ function verdictOf(pod: unknown, facts: PodFacts, settings: NamingSettings): Out
       'InvalidNodeName',
       explainInvalidNodeName(
         nodeName,
-        origin('name', name, nameA),
-        origin('host', host, hostA),
+        origin('name', name, nameA, settings),
+        origin('host', host, hostA, settings),
         check.problem,
         settings,
       ),
     );
+
+  const membership = settings.membership ?? DEFAULT_MEMBERSHIP;
+  if (facts.terminating && membership.terminating === 'Drop')
+    return fail('PodTerminating', msg.podTerminating());
+  if (!facts.readyCondition && membership.peers === 'Ready')
+    return fail('PodNotReady', msg.podNotReady(facts.phase));
 
   return {
     ok: true,
@@ -171,9 +242,11 @@ function verdictOf(pod: unknown, facts: PodFacts, settings: NamingSettings): Out
       uid: facts.uid !== '' ? facts.uid : facts.name,
       podIP: facts.podIP,
       node: facts.node,
-      hostSource: hostA ? 'Annotation' : 'PodIP',
-      nameSource: nameA ? 'Annotation' : 'PodName',
+      hostSource: hostA ? 'Annotation' : (settings.hostFallback ?? 'PodIP'),
+      nameSource: nameA ? 'Annotation' : basename ? 'Basename' : 'PodName',
       terminating: facts.terminating,
+      ready: facts.readyCondition && !facts.terminating,
+      serving: facts.readyCondition,
     },
   };
 }
@@ -199,7 +272,9 @@ function comparePeers(a: Peer, b: Peer): number {
     compareStrings(a.node, b.node) ||
     compareStrings(a.hostSource, b.hostSource) ||
     compareStrings(a.nameSource, b.nameSource) ||
-    Number(a.terminating) - Number(b.terminating)
+    Number(a.terminating) - Number(b.terminating) ||
+    Number(a.ready ?? false) - Number(b.ready ?? false) ||
+    Number(a.serving ?? false) - Number(b.serving ?? false)
   );
 }
 
@@ -232,6 +307,7 @@ function settleGroup(
     terminating: p.terminating,
     hostFromAnnotation: p.hostSource === 'Annotation',
     nameFromAnnotation: p.nameSource === 'Annotation',
+    nameFromBasename: p.nameSource === 'Basename',
   }));
   const message = msg.sharedNodeName(
     first.nodeName,
@@ -243,11 +319,11 @@ function settleGroup(
 }
 
 /**
- * One pod on its own: rules 1–5, everything but the rule that spans pods (6, duplicate node
+ * One pod on its own: rules 1–7, everything but the rule that spans pods (8, duplicate node
  * names). A pod's verdict depends only on the pod and the settings, so a cache of pods can keep
  * verdicts instead of pods and settle them with `settlePeers` whenever the set changes.
  */
-export function resolvePod(pod: unknown, settings: NamingSettings = DEFAULT_NAMING_SETTINGS): PodVerdict {
+export function resolvePod(pod: unknown, settings: ResolveSettings = DEFAULT_NAMING_SETTINGS): PodVerdict {
   const facts = readPod(pod);
   const outcome = verdictOf(pod, facts, settings);
   return outcome.ok
@@ -255,7 +331,7 @@ export function resolvePod(pod: unknown, settings: NamingSettings = DEFAULT_NAMI
     : { ok: false, excluded: { pod: facts.name, reason: outcome.reason, message: outcome.message } };
 }
 
-/** Rule 6 over the verdicts of a set of pods, and the result's order; see the module comment. */
+/** Rule 8 over the verdicts of a set of pods, and the result's order; see the module comment. */
 export function settlePeers(
   verdicts: readonly PodVerdict[],
   settings: NamingSettings = DEFAULT_NAMING_SETTINGS,
@@ -283,7 +359,7 @@ export function settlePeers(
 /** Resolves pods (Kubernetes pod JSON objects) to peers and exclusions; see the module comment. */
 export function resolvePeers(
   pods: readonly unknown[],
-  settings: NamingSettings = DEFAULT_NAMING_SETTINGS,
+  settings: ResolveSettings = DEFAULT_NAMING_SETTINGS,
 ): ResolveResult {
   return settlePeers(
     pods.map((pod) => resolvePod(pod, settings)),

@@ -4,19 +4,60 @@
  * `ctopo resolve --output json` carry — so fields and reason names only ever get added.
  */
 
-/** Which pod annotations hold the JSONPath expressions for the two halves of `name@host`. */
+/**
+ * How a pod's node name is made: which pod annotations hold the JSONPath expressions for the two
+ * halves of `name@host`, and what each half is when its annotation is absent.
+ */
 export interface NamingSettings {
   hostnameAnnotation: string;
   nodenameAnnotation: string;
+  /** The name part of pods without the nodename annotation; absent: the pod name. */
+  basename?: string;
+  /** The host part of pods without the hostname annotation; absent: PodIP. */
+  hostFallback?: HostFallback;
+  /** The DNS domain of PodDNS and Hostname names; absent: cluster.local. */
+  clusterDomain?: string;
+}
+
+/** Which selected pods are peers, by their state (spec.membership). */
+export interface MembershipSettings {
+  /** Running: every running pod with an IP; Ready: only pods whose Ready condition is True. */
+  peers: MembershipPeers;
+  /** Keep: a terminating pod stays a peer, flagged; Drop: it is excluded at once. */
+  terminating: MembershipTerminating;
+}
+
+/** Everything one pod's verdict depends on besides the pod. */
+export interface ResolveSettings extends NamingSettings {
+  /** Absent: Running and Keep. */
+  membership?: MembershipSettings;
 }
 
 // The defaults and reason names are defined once, with the resource's schema.
 import {
+  DEFAULT_CLUSTER_DOMAIN,
   DEFAULT_HOSTNAME_ANNOTATION,
   DEFAULT_NODENAME_ANNOTATION,
   EXCLUSION_REASONS,
+  HOST_FALLBACKS,
+  MEMBERSHIP_PEERS,
+  MEMBERSHIP_TERMINATING,
 } from '../api/schema.js';
-export { DEFAULT_HOSTNAME_ANNOTATION, DEFAULT_NODENAME_ANNOTATION, EXCLUSION_REASONS };
+import type { ExcludedPod, Peer } from '../api/types.generated.js';
+export {
+  DEFAULT_CLUSTER_DOMAIN,
+  DEFAULT_HOSTNAME_ANNOTATION,
+  DEFAULT_NODENAME_ANNOTATION,
+  EXCLUSION_REASONS,
+  HOST_FALLBACKS,
+  MEMBERSHIP_PEERS,
+  MEMBERSHIP_TERMINATING,
+};
+/** A peer: the generated API type, the one copy (status.peers and `ctopo resolve` carry it). */
+export type { Peer };
+export type HostFallback = (typeof HOST_FALLBACKS)[number];
+export type MembershipPeers = (typeof MEMBERSHIP_PEERS)[number];
+export type MembershipTerminating = (typeof MEMBERSHIP_TERMINATING)[number];
 
 export const DEFAULT_NAMING_SETTINGS: Readonly<NamingSettings> = Object.freeze({
   hostnameAnnotation: DEFAULT_HOSTNAME_ANNOTATION,
@@ -26,33 +67,16 @@ export const DEFAULT_NAMING_SETTINGS: Readonly<NamingSettings> = Object.freeze({
 /** Why a selected pod is not a peer. Every excluded pod carries exactly one. */
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 
-export type HostSource = 'Annotation' | 'PodIP';
-export type NameSource = 'Annotation' | 'PodName';
+export type HostSource = Peer['hostSource'];
+export type NameSource = Peer['nameSource'];
 
-export interface Peer {
-  /** `name@host`; unique among the peers of one result, and valid by `checkNodeName`. */
-  nodeName: string;
-  /** metadata.name */
-  pod: string;
-  /** metadata.uid, or metadata.name when the input carries no uid (offline input only). */
-  uid: string;
-  /** status.podIP; never empty — a pod without an IP is excluded as NoPodIP. */
-  podIP: string;
-  /** spec.nodeName; the empty string when the pod is not scheduled. */
-  node: string;
-  hostSource: HostSource;
-  nameSource: NameSource;
-  /** metadata.deletionTimestamp is set: still a peer, until the pod is gone. */
-  terminating: boolean;
-}
+export const DEFAULT_MEMBERSHIP: Readonly<MembershipSettings> = Object.freeze({
+  peers: 'Running',
+  terminating: 'Keep',
+});
 
-export interface Excluded {
-  /** metadata.name (empty when the input pod has none). */
-  pod: string;
-  reason: ExclusionReason;
-  /** What went wrong and what to change, for a person. Single line, values quoted. */
-  message: string;
-}
+/** A selected pod that is not a peer: the generated API type. Every excluded pod carries one reason. */
+export type Excluded = ExcludedPod;
 
 export interface ResolveResult {
   /** Sorted by nodeName (code-unit order). */

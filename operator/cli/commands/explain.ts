@@ -31,7 +31,7 @@ export const explainCommand: Command = {
 
 Reads the ClusterTopology NAME and says what it makes of the pod POD:
   - a peer: its node name, and where the host and name parts came from (an annotation's JSONPath,
-    or the fallbacks status.podIP and metadata.name), its IP, Node and whether it is terminating;
+    or the fallbacks), its IP, Node and its state: ready, serving, terminating;
   - excluded: the reason and the message saying what to change;
   - neither: whether the pod exists, whether it matches the topology's selector (and which
     requirement it fails), or that the operator has not listed it yet — and what to check.
@@ -75,6 +75,9 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
         naming: {
           hostnameAnnotation: spec?.naming?.hostnameAnnotation ?? DEFAULT_NAMING_SETTINGS.hostnameAnnotation,
           nodenameAnnotation: spec?.naming?.nodenameAnnotation ?? DEFAULT_NAMING_SETTINGS.nodenameAnnotation,
+          ...(spec?.naming?.basename !== undefined ? { basename: spec.naming.basename } : {}),
+          ...(spec?.naming?.hostFallback !== undefined ? { hostFallback: spec.naming.hostFallback } : {}),
+          ...(spec?.naming?.clusterDomain !== undefined ? { clusterDomain: spec.naming.clusterDomain } : {}),
         },
         ...(spec?.pollingInterval !== undefined ? { pollingInterval: spec.pollingInterval } : {}),
         ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),

@@ -4,12 +4,11 @@ import { InputReadError, readInput } from '../read-input.js';
 import { parseTopologyFile } from '../topology-file.js';
 import {
   DEFAULT_NAMING_SETTINGS,
-  formatResolveJson,
-  formatResolveTable,
   parsePodInput,
   resolvePeers,
-  type NamingSettings,
+  type ResolveSettings,
 } from '../../naming/index.js';
+import { formatResolveJson, formatResolveTable } from '../resolve-format.js';
 
 /**
  * `ctopo resolve`: the naming engine on pods from a file, offline. It computes exactly what the
@@ -22,18 +21,23 @@ export const resolveCommand: Command = {
   help: `Usage: ctopo resolve -f FILE|- [--topology FILE] [-o table|json]
 
 Reads pods — one Pod, or the List that kubectl get pods -o json (or -o yaml) prints — and prints
-what the operator would publish for them: each peer's node name (name@host) and where its host
-and name came from, and every pod that would be left out, with the reason and what to change.
+what the operator would publish for them: each peer's node name (name@host), where its host
+and name came from and its state (ready, serving, terminating), and every pod that would be
+left out, with the reason and what to change.
 Nothing is sent anywhere: it is a dry run to try on your own pods before installing anything.
 The selector is not applied: every pod given is treated as selected.
 
 Flags:
   -f, --filename FILE   the pods (JSON or YAML); - reads standard input
-  --topology FILE       a ClusterTopology manifest (YAML or JSON) whose spec.naming applies;
+  --topology FILE       a ClusterTopology manifest (YAML or JSON) whose spec.naming (basename,
+                        hostFallback, clusterDomain, annotations) and spec.membership apply;
                         its whole spec is checked as the API server would check it
                         (default: the annotations netzlive/hostname-naming-jsonpath and
-                        netzlive/nodename-naming-jsonpath)
+                        netzlive/nodename-naming-jsonpath, host from the pod IP, name from the
+                        pod name, running pods are peers, terminating pods are kept)
   -o, --output FORMAT   table (default) or json: {"peers":[…],"excluded":[{"pod","reason","message"}]}
+                        (pods read from a file need metadata.namespace for the PodDNS and
+                        Hostname fallbacks; kubectl prints it)
 
 Exit status:
   0   the pods were read (whether or not some are excluded)
@@ -62,7 +66,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
       throw new UsageError('resolve: standard input can hold the pods or the topology, not both');
 
     // The topology first: a mistake in it is found before a long pod list is read.
-    let naming: NamingSettings = DEFAULT_NAMING_SETTINGS;
+    let settings: ResolveSettings = DEFAULT_NAMING_SETTINGS;
     try {
       if (topologyPath !== undefined) {
         const topology = parseTopologyFile(await readInput(topologyPath, io.stdin, '--topology'));
@@ -71,14 +75,14 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
           for (const p of topology.problems) io.err(`  - ${p}`);
           return EXIT_USAGE;
         }
-        naming = topology.spec.naming;
+        settings = { ...topology.spec.naming, membership: topology.spec.membership };
       }
       const input = parsePodInput(await readInput(source, io.stdin, '-f'));
       if (!input.ok) {
         io.err(`ctopo resolve: ${source === '-' ? 'standard input' : source}: ${input.problem}`);
         return EXIT_USAGE;
       }
-      const result = resolvePeers(input.pods, naming);
+      const result = resolvePeers(input.pods, settings);
       io.out(format === 'json' ? formatResolveJson(result) : formatResolveTable(result));
       return 0;
     } catch (e) {

@@ -254,3 +254,48 @@ describe('quoteShell', () => {
     expect(quoteShell("it's")).toBe("'it'\\''s'");
   });
 });
+
+describe('explain: member state and naming modes', () => {
+  const statusWith = (peer: Peer): ClusterTopologyStatus => ({ ...okStatus, peers: [peer] });
+  it('shows ready and serving, and says when a status does not carry them', () => {
+    const t = topology();
+    const withState = text(
+      facts('redispatch-0', {}, { ...t, status: statusWith({ ...ipPeer, ready: false, serving: true }) }),
+    );
+    expect(withState).toContain('Ready:        no — its Ready condition is not True, or it is terminating');
+    expect(withState).toContain('Serving:      yes — its Ready condition is True');
+    const old = text(facts('redispatch-0'));
+    expect(old).toContain('Ready:        unknown (the status was written before the operator published it)');
+  });
+
+  it('names the basename and the PodDNS fallback as the origin of the halves', () => {
+    const t = topology();
+    const peer: Peer = {
+      ...ipPeer,
+      nodeName: 'app@10-1-1-10.netzlive.pod.corp.example',
+      hostSource: 'PodDNS',
+      nameSource: 'Basename',
+      ready: true,
+      serving: true,
+    };
+    const out = text(
+      facts(
+        'redispatch-0',
+        {},
+        {
+          ...t,
+          naming: {
+            ...DEFAULT_NAMING_SETTINGS,
+            basename: 'app',
+            hostFallback: 'PodDNS',
+            clusterDomain: 'corp.example',
+          },
+          status: statusWith(peer),
+        },
+      ),
+    );
+    expect(out).toContain('Name part:    app — from the basename "app" (spec.naming.basename)');
+    expect(out).toContain('Host part:    10-1-1-10.netzlive.pod.corp.example — from the pod DNS name');
+    expect(out).toContain('.pod.corp.example)');
+  });
+});

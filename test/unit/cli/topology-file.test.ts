@@ -20,7 +20,10 @@ describe('parseTopologyFile', () => {
     expect(r.spec.naming).toEqual({
       hostnameAnnotation: 'example.com/host',
       nodenameAnnotation: 'netzlive/nodename-naming-jsonpath',
+      hostFallback: 'PodIP',
+      clusterDomain: 'cluster.local',
     });
+    expect(r.spec.membership).toEqual({ peers: 'Running', terminating: 'Keep' });
     expect(r.spec.pollingInterval).toBe('10s');
   });
 

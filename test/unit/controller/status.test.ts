@@ -306,6 +306,8 @@ describe('summarizePod: what the operator keeps of a pod', () => {
         hostSource: 'Annotation',
         nameSource: 'PodName',
         terminating: false,
+        ready: false,
+        serving: false,
       },
     });
   });
@@ -338,5 +340,34 @@ describe('summarizePod: what the operator keeps of a pod', () => {
       'DuplicateNodeName',
       'NoPodIP',
     ]);
+  });
+});
+
+describe('computeStatus: the ReadinessDeadlockRisk condition', () => {
+  const ready = spec({ membership: { peers: 'Ready' } });
+  const notReadyPod = (name: string, ip: string) =>
+    summarizePod(
+      {
+        metadata: { name, uid: `uid-${name}` },
+        status: { podIP: ip, phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] },
+      },
+      { ...DEFAULT_NAMING_SETTINGS, membership: ready.membership },
+    );
+  it('is absent under Running when it never was there', () => {
+    expect(cond(computeStatus(base()), 'ReadinessDeadlockRisk')).toBeUndefined();
+  });
+  it('is True, NoPodReady, when peers is Ready and no pod is ready', () => {
+    const s = computeStatus(base({ spec: ready, pods: [notReadyPod('web-0', '10.0.0.1')] }));
+    expect(s.peers).toEqual([]);
+    expect(s.excluded?.map((e) => e.reason)).toEqual(['PodNotReady']);
+    expect(cond(s, 'ReadinessDeadlockRisk')).toMatchObject({ status: 'True', reason: 'NoPodReady' });
+  });
+  it('turns False when the policy goes back to Running', () => {
+    const before = computeStatus(base({ spec: ready, pods: [notReadyPod('web-0', '10.0.0.1')] }));
+    const after = computeStatus(base({ previous: before, now: t(5), poll: { ok: true, at: t(5) } }));
+    expect(cond(after, 'ReadinessDeadlockRisk')).toMatchObject({
+      status: 'False',
+      reason: 'RunningPodsArePeers',
+    });
   });
 });

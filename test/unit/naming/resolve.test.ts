@@ -32,6 +32,8 @@ describe('the seed set-ups', () => {
           hostSource: 'Annotation',
           nameSource: 'PodName',
           terminating: false,
+          ready: false,
+          serving: false,
         },
       ],
       excluded: [],
@@ -172,6 +174,10 @@ describe('exclusions: one reason each, with a message to act on', () => {
       'InvalidNodeName',
       'DuplicateNodeName',
       'ExpressionTooCostly',
+      'NoNamespace',
+      'NoSubdomain',
+      'PodTerminating',
+      'PodNotReady',
     ]);
   });
 

@@ -100,6 +100,10 @@ describe('readPod', () => {
     expect(facts).toEqual({
       name: 'w',
       uid: 'u',
+      namespace: '',
+      hostname: '',
+      subdomain: '',
+      readyCondition: false,
       podIP: '10.0.0.1',
       node: 'n',
       phase: 'Running',
@@ -108,12 +112,34 @@ describe('readPod', () => {
     });
     expect(annotation(facts, 'a')).toBe('b');
     expect(annotation(facts, 'missing')).toBeUndefined();
+    expect(
+      readPod({
+        metadata: { name: 'w', namespace: 'ns' },
+        spec: { hostname: 'h', subdomain: 'svc' },
+        status: {
+          conditions: [
+            { type: 'PodScheduled', status: 'True' },
+            { type: 'Ready', status: 'True' },
+          ],
+        },
+      }),
+    ).toMatchObject({ namespace: 'ns', hostname: 'h', subdomain: 'svc', readyCondition: true });
+    expect(readPod({ status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }).readyCondition).toBe(
+      false,
+    );
+    expect(readPod({ status: { conditions: [null, 'Ready', { type: 'Ready' }] } }).readyCondition).toBe(
+      false,
+    );
   });
 
   it('reads wrong types and missing fields as absent', () => {
     const empty = {
       name: '',
       uid: '',
+      namespace: '',
+      hostname: '',
+      subdomain: '',
+      readyCondition: false,
       podIP: '',
       node: '',
       phase: '',

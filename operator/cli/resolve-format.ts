@@ -1,18 +1,22 @@
 /**
  * Output of `ctopo resolve`: a table for people and a JSON document for programs.
  *
- * The table has two sections. PEERS: NODE NAME, POD, IP, HOST FROM, NAME FROM, TERMINATING;
+ * The table has two sections. PEERS: NODE NAME, POD, IP, HOST FROM, NAME FROM, and the member
+ * state READY, SERVING, TERMINATING (EndpointSlice vocabulary; - when unknown);
  * EXCLUDED: POD, REASON, MESSAGE. Columns are padded to their widest cell and separated by
  * three spaces; the last column is not padded. A section without rows says so in one line.
  * Cells never carry control characters (pod names from a file could hold terminal escapes).
  *
  * The JSON is exactly `{"peers":[…],"excluded":[…]}` on one line, peers with all their fields
+ * (the status's Peer, ready and serving last)
  * and exclusions with pod, reason, message — in that order, nothing else.
  */
-import { sanitizeCell } from './quote.js';
-import type { ResolveResult } from './types.js';
+import { sanitizeCell } from '../naming/quote.js';
+import type { ResolveResult } from '../naming/index.js';
 
 const GAP = '   ';
+
+const yesNo = (b: boolean | undefined) => (b === undefined ? '-' : b ? 'yes' : 'no');
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const cells = [header, ...rows.map((r) => r.map(sanitizeCell))];
@@ -32,14 +36,16 @@ export function formatResolveTable(result: ResolveResult): string {
   else
     lines.push(
       ...table(
-        ['NODE NAME', 'POD', 'IP', 'HOST FROM', 'NAME FROM', 'TERMINATING'],
+        ['NODE NAME', 'POD', 'IP', 'HOST FROM', 'NAME FROM', 'READY', 'SERVING', 'TERMINATING'],
         result.peers.map((p) => [
           p.nodeName,
           p.pod,
           p.podIP,
           p.hostSource,
           p.nameSource,
-          p.terminating ? 'yes' : 'no',
+          yesNo(p.ready),
+          yesNo(p.serving),
+          yesNo(p.terminating),
         ]),
       ),
     );
@@ -67,6 +73,8 @@ export function formatResolveJson(result: ResolveResult): string {
       hostSource: p.hostSource,
       nameSource: p.nameSource,
       terminating: p.terminating,
+      ready: p.ready,
+      serving: p.serving,
     })),
     excluded: result.excluded.map((e) => ({ pod: e.pod, reason: e.reason, message: e.message })),
   });

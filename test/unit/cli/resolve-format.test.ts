@@ -1,11 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  formatResolveJson,
-  formatResolveTable,
-  resolvePeers,
-  type ResolveResult,
-} from '../../../operator/naming/index.js';
-import { pod, seedSingleReplica } from './fixtures.js';
+import { resolvePeers, type ResolveResult } from '../../../operator/naming/index.js';
+import { formatResolveJson, formatResolveTable } from '../../../operator/cli/resolve-format.js';
+import { pod, seedSingleReplica } from '../naming/fixtures.js';
 
 const result: ResolveResult = {
   peers: [
@@ -18,6 +14,8 @@ const result: ResolveResult = {
       hostSource: 'PodIP',
       nameSource: 'PodName',
       terminating: false,
+      ready: true,
+      serving: true,
     },
     {
       nodeName: 'web-1@web.example',
@@ -28,6 +26,8 @@ const result: ResolveResult = {
       hostSource: 'Annotation',
       nameSource: 'PodName',
       terminating: true,
+      ready: false,
+      serving: true,
     },
   ],
   excluded: [{ pod: 'web-2', reason: 'NoPodIP', message: 'the pod has no IP yet.' }],
@@ -38,15 +38,23 @@ describe('formatResolveTable', () => {
     expect(formatResolveTable(result)).toBe(
       [
         'PEERS (2)',
-        'NODE NAME           POD     IP         HOST FROM    NAME FROM   TERMINATING',
-        'web-0@10.0.0.1      web-0   10.0.0.1   PodIP        PodName     no',
-        'web-1@web.example   web-1   10.0.0.2   Annotation   PodName     yes',
+        'NODE NAME           POD     IP         HOST FROM    NAME FROM   READY   SERVING   TERMINATING',
+        'web-0@10.0.0.1      web-0   10.0.0.1   PodIP        PodName     yes     yes       no',
+        'web-1@web.example   web-1   10.0.0.2   Annotation   PodName     no      yes       yes',
         '',
         'EXCLUDED (1)',
         'POD     REASON    MESSAGE',
         'web-2   NoPodIP   the pod has no IP yet.',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('prints - for a member state a status written before it existed does not carry', () => {
+    const { ready: _r, serving: _s, ...old } = result.peers[0]!;
+    const text = formatResolveTable({ peers: [old], excluded: [] });
+    expect(text).toContain(
+      'web-0@10.0.0.1   web-0   10.0.0.1   PodIP       PodName     -       -         no',
     );
   });
 
@@ -72,7 +80,9 @@ describe('formatResolveTable', () => {
     const text = formatResolveTable(
       resolvePeers([seedSingleReplica('web-0', 'web.example', '10.0.0.9'), pod({ name: 'web-1', ip: '' })]),
     );
-    expect(text).toContain('web-0@web.example   web-0   10.0.0.9   Annotation   PodName     no');
+    expect(text).toContain(
+      'web-0@web.example   web-0   10.0.0.9   Annotation   PodName     no      no        no',
+    );
     expect(text).toMatch(/^web-1 {3}NoPodIP {3}the pod has no IP yet/m);
   });
 });
@@ -81,8 +91,8 @@ describe('formatResolveJson', () => {
   it('prints exactly {"peers":[…],"excluded":[…]} with the documented fields in order', () => {
     expect(formatResolveJson(result)).toBe(
       '{"peers":[' +
-        '{"nodeName":"web-0@10.0.0.1","pod":"web-0","uid":"u-0","podIP":"10.0.0.1","node":"node-a","hostSource":"PodIP","nameSource":"PodName","terminating":false},' +
-        '{"nodeName":"web-1@web.example","pod":"web-1","uid":"u-1","podIP":"10.0.0.2","node":"","hostSource":"Annotation","nameSource":"PodName","terminating":true}' +
+        '{"nodeName":"web-0@10.0.0.1","pod":"web-0","uid":"u-0","podIP":"10.0.0.1","node":"node-a","hostSource":"PodIP","nameSource":"PodName","terminating":false,"ready":true,"serving":true},' +
+        '{"nodeName":"web-1@web.example","pod":"web-1","uid":"u-1","podIP":"10.0.0.2","node":"","hostSource":"Annotation","nameSource":"PodName","terminating":true,"ready":false,"serving":true}' +
         '],"excluded":[{"pod":"web-2","reason":"NoPodIP","message":"the pod has no IP yet."}]}',
     );
   });
@@ -102,6 +112,8 @@ describe('formatResolveJson', () => {
       'hostSource',
       'nameSource',
       'terminating',
+      'ready',
+      'serving',
     ]);
     expect(Object.keys(parsed.excluded[0]!)).toEqual(['pod', 'reason', 'message']);
   });

@@ -1,0 +1,121 @@
+%% @doc One round, the way the agent does it (plan and fold are pure; `execute/2' calls the VM):
+%%
+%% 1. disconnect the nodes this client connected itself (remembered) that are no longer listed;
+%% 2. connect every listed node except the local one; a node already connected costs nothing,
+%%    unless this round disconnected someone: then OTP's `global' (prevent_overlapping_partitions)
+%%    may have dropped other connections as well, so every listed node is connected again;
+%% 3. a failed connect is not remembered, so the next round tries again; a failed disconnect
+%%    stays remembered.
+%%
+%% Only remembered nodes are ever disconnected: a node the application connected itself is left
+%% alone. Connects run concurrently with a bound, new nodes first, so one unreachable host
+%% (net_kernel waits for its setup time) does not delay the others.
+-module(cluster_topology_round).
+
+-export([plan/3, complete/2, execute/2]).
+
+-type plan() :: #{
+    remembered := [binary()],
+    disconnect := [binary()],
+    connect := [binary()],
+    self_listed := boolean()
+}.
+-export_type([plan/0]).
+
+-spec plan([binary()], [binary()], binary()) -> plan().
+plan(Remembered0, Desired0, Self) ->
+    Remembered = unique(Remembered0),
+    Desired = unique(Desired0),
+    DesiredSet = maps:from_list([{N, true} || N <- Desired]),
+    #{
+        remembered => Remembered,
+        disconnect => [N || N <- Remembered, not maps:is_key(N, DesiredSet), N =/= Self],
+        connect => [N || N <- Desired, N =/= Self],
+        self_listed => maps:is_key(Self, DesiredSet)
+    }.
+
+%% @doc Folds the results (`#{Node => ok | {error, Why}}' per phase) into the next remembered list.
+-spec complete(plan(), #{connect := map(), disconnect := map()}) -> map().
+complete(#{connect := C, disconnect := D}, #{connect := CR, disconnect := DR}) ->
+    Ok = fun(R) -> fun(N) -> maps:get(N, R, {error, not_attempted}) =:= ok end end,
+    Connected = lists:filter(Ok(CR), C),
+    Failed = C -- Connected,
+    Disconnected = lists:filter(Ok(DR), D),
+    FailedDisconnects = D -- Disconnected,
+    #{
+        remembered => Connected ++ FailedDisconnects,
+        connected => Connected,
+        failed_connects => [{N, maps:get(N, CR, {error, not_attempted})} || N <- Failed],
+        disconnected => Disconnected,
+        failed_disconnects => [{N, maps:get(N, DR, {error, not_attempted})} || N <- FailedDisconnects]
+    }.
+
+%% @doc Carries a plan out in this VM. Options: `concurrency' (connects in flight).
+%% Returns the results and what was called, with the time the first connect_node was called.
+-spec execute(plan(), map()) -> map().
+execute(#{remembered := Rem, disconnect := D, connect := C}, Opts) ->
+    Limit = max(1, maps:get(concurrency, Opts, 8)),
+    DR = maps:from_list([{N, disconnect(N)} || N <- D]),
+    Held =
+        case D of
+            [] -> maps:from_list([{atom_to_binary(N, utf8), true} || N <- nodes([visible, hidden])]);
+            _ -> #{}
+        end,
+    RemSet = maps:from_list([{N, true} || N <- Rem]),
+    Order = [N || N <- C, not maps:is_key(N, RemSet)] ++ [N || N <- C, maps:is_key(N, RemSet)],
+    ToCall = [N || N <- Order, not maps:is_key(N, Held)],
+    HeldResults = maps:from_list([{N, ok} || N <- C, maps:is_key(N, Held)]),
+    FirstAt =
+        case ToCall of
+            [] -> undefined;
+            _ -> os:system_time(millisecond)
+        end,
+    CR = connect_all(ToCall, Limit),
+    #{
+        results => #{connect => maps:merge(HeldResults, CR), disconnect => DR},
+        called => ToCall,
+        first_connect_at => FirstAt
+    }.
+
+disconnect(N) ->
+    case erlang:disconnect_node(binary_to_atom(N, utf8)) of
+        true -> ok;
+        false -> ok;
+        ignored -> {error, not_distributed}
+    end.
+
+connect(N) ->
+    case net_kernel:connect_node(binary_to_atom(N, utf8)) of
+        true -> ok;
+        false -> {error, unreachable};
+        ignored -> {error, not_distributed}
+    end.
+
+%% At most Limit connects in flight, each in a process of its own.
+connect_all(Nodes, Limit) ->
+    connect_all(Nodes, Limit, #{}, #{}).
+
+connect_all([], _Limit, Running, Acc) when map_size(Running) =:= 0 ->
+    Acc;
+connect_all([N | Rest], Limit, Running, Acc) when map_size(Running) < Limit ->
+    {_, Ref} = spawn_monitor(fun() -> exit({connect_result, connect(N)}) end),
+    connect_all(Rest, Limit, Running#{Ref => N}, Acc);
+connect_all(Queue, Limit, Running, Acc) ->
+    receive
+        {'DOWN', Ref, process, _, Why} when is_map_key(Ref, Running) ->
+            {N, Running1} = maps:take(Ref, Running),
+            R =
+                case Why of
+                    {connect_result, Res} -> Res;
+                    Other -> {error, {crashed, Other}}
+                end,
+            connect_all(Queue, Limit, Running1, Acc#{N => R})
+    end.
+
+unique(L) -> unique(L, #{}, []).
+unique([], _, Acc) -> lists:reverse(Acc);
+unique([X | R], Seen, Acc) ->
+    case maps:is_key(X, Seen) of
+        true -> unique(R, Seen, Acc);
+        false -> unique(R, Seen#{X => true}, [X | Acc])
+    end.

@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ErlangTestEnv } from './erlang.js';
+import { run } from './erlang.js';
+import { waitFor } from './wait.js';
+
+/**
+ * The BEAM client library (clients/beam) on real nodes: compiles it with erlc, and starts
+ * `name@127.0.0.1` nodes that run it under a supervisor through a small probe
+ * (test/fixtures/beam-client/ct_probe.erl). The probe reports on stdout, one JSON object a line:
+ * `nodes()` samples every second, every nodedown, every event of the client's hook, and the
+ * client's state on request — so no erl_call is needed, and TLS-distribution nodes (which
+ * erl_call cannot reach) are observed the same way.
+ */
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const clientDir = join(repoRoot, 'clients', 'beam');
+const probeSource = join(repoRoot, 'test', 'fixtures', 'beam-client', 'ct_probe.erl');
+
+/** Compiles the library and the probe into `<dir>/ebin`; returns that directory. */
+export async function buildClient(dir?: string): Promise<string> {
+  const root = dir ?? (await mkdtemp(join(tmpdir(), 'ctopo-beamclient-')));
+  const ebin = join(root, 'ebin');
+  await mkdir(ebin, { recursive: true });
+  const src = join(clientDir, 'src');
+  const files = (await readdir(src)).filter((f) => f.endsWith('.erl')).map((f) => join(src, f));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LANG: 'C' };
+  const r = await run('erlc', ['+warnings_as_errors', '-o', ebin, ...files], env, 120_000);
+  if (r.code !== 0) throw new Error(`erlc failed: ${r.stdout}${r.stderr}`);
+  const p = await run('erlc', ['-pa', ebin, '-o', ebin, probeSource], env, 60_000);
+  if (p.code !== 0) throw new Error(`erlc (probe) failed: ${p.stdout}${p.stderr}`);
+  await writeFile(
+    join(ebin, 'cluster_topology.app'),
+    await readFile(join(src, 'cluster_topology.app.src'), 'utf8'),
+  );
+  return ebin;
+}
+
+export interface ProbeLine {
+  readonly t: string;
+  readonly at: number;
+  readonly [k: string]: unknown;
+}
+
+export interface ClientState {
+  self: string;
+  peers: {
+    node: string;
+    pod: string | null;
+    uid: string | null;
+    ready: unknown;
+    serving: unknown;
+    connected: boolean;
+  }[];
+  remembered: string[];
+  trouble: { cause: string; detail: string; since: number } | null;
+  liveness: { value: string; reason: string };
+  self_check: { ok: boolean | string; problem?: string; computed?: string; node?: string };
+  status: { seen: boolean; unknown_reason?: string | null };
+  last_round: Record<string, unknown> | null;
+  nodedowns: number;
+}
+
+export interface ProbeOptions {
+  /** The client's options (JSON: strings, numbers, booleans). */
+  readonly client: Record<string, unknown>;
+  /** HOSTNAME for the node (the pod name the client's self check uses). */
+  readonly hostname?: string;
+  /** Extra erl arguments (e.g. TLS distribution). */
+  readonly erlArgs?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly sampleMs?: number;
+}
+
+const probes = new Set<ProbeNode>();
+process.on('exit', () => {
+  for (const p of probes) p.child.kill('SIGKILL');
+});
+
+export class ProbeNode {
+  readonly lines: ProbeLine[] = [];
+  stderr = '';
+  /** Everything the node printed (reports and logger output). */
+  output = '';
+  private partial = '';
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {}
+
+  static async start(
+    erl: ErlangTestEnv,
+    ebin: string,
+    short: string,
+    opts: ProbeOptions,
+  ): Promise<ProbeNode> {
+    const name = erl.nodeName(short);
+    const cfg = join(erl.root, `probe-${short}-${Date.now()}.json`);
+    await writeFile(cfg, JSON.stringify(opts.client));
+    const child = spawn(
+      'erl',
+      [
+        '-name',
+        name,
+        '-noshell',
+        '-start_epmd',
+        'false',
+        '-kernel',
+        'inet_dist_use_interface',
+        '{127,0,0,1}',
+        '-pa',
+        ebin,
+        ...(opts.erlArgs ?? []),
+        '-eval',
+        'ct_probe:start()',
+      ],
+      {
+        env: {
+          ...erl.childEnv(),
+          CT_PROBE_CONFIG: cfg,
+          CT_PROBE_SAMPLE_MS: String(opts.sampleMs ?? 1000),
+          ...(opts.hostname !== undefined ? { HOSTNAME: opts.hostname } : {}),
+          ...opts.env,
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
+    const p = new ProbeNode(name, child);
+    probes.add(p);
+    child.stdout!.on('data', (b: Buffer) => p.take(b.toString()));
+    child.stderr!.on('data', (b: Buffer) => (p.stderr += b.toString()));
+    child.once('exit', () => probes.delete(p));
+    await waitFor(
+      `${name} to start its client`,
+      () => {
+        if (child.exitCode !== null) throw new Error(`${name} exited: ${p.stderr}`);
+        return p.lines.some((l) => l.t === 'ready');
+      },
+      30_000,
+    );
+    return p;
+  }
+
+  private take(text: string): void {
+    this.output += text;
+    this.partial += text;
+    const parts = this.partial.split('\n');
+    this.partial = parts.pop()!;
+    for (const line of parts) {
+      if (!line.startsWith('{')) continue;
+      try {
+        this.lines.push(JSON.parse(line) as ProbeLine);
+      } catch {
+        // logger output or a partial line: not a report
+      }
+    }
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** The last `nodes()` sample. */
+  lastNodes(): string[] {
+    for (let i = this.lines.length - 1; i >= 0; i--)
+      if (this.lines[i]!.t === 'sample') return [...(this.lines[i]!.nodes as string[])].sort();
+    return [];
+  }
+
+  samplesSince(t: number): string[][] {
+    return this.lines
+      .filter((l) => l.t === 'sample' && l.at >= t)
+      .map((l) => [...(l.nodes as string[])].sort());
+  }
+
+  nodedownsSince(t: number): ProbeLine[] {
+    return this.lines.filter((l) => l.t === 'nodedown' && l.at >= t);
+  }
+
+  eventsSince(t: number, event?: string): ProbeLine[] {
+    return this.lines.filter(
+      (l) => l.t === 'event' && l.at >= t && (event === undefined || l.event === event),
+    );
+  }
+
+  send(command: string): void {
+    this.child.stdin!.write(`${command}\n`);
+  }
+
+  /** The client's state, asked now. */
+  async state(): Promise<ClientState> {
+    const from = this.lines.length;
+    this.send('state');
+    const line = await waitFor(
+      `${this.name}'s state`,
+      () => this.lines.slice(from).find((l) => l.t === 'state'),
+      10_000,
+    );
+    return line as unknown as ClientState;
+  }
+
+  async stopClient(): Promise<void> {
+    const from = this.lines.length;
+    this.send('stop_client');
+    await waitFor(
+      `${this.name}'s client to stop`,
+      () => this.lines.slice(from).some((l) => l.t === 'stopped'),
+      10_000,
+    );
+  }
+
+  /** Waits until the node's sampled nodes() equals `expected` (order ignored). */
+  async waitForNodes(expected: readonly string[], timeoutMs = 20_000): Promise<void> {
+    const want = [...expected].sort().join(',');
+    const since = Date.now();
+    await waitFor(
+      `nodes() on ${this.name} to be [${want}] (last: [${this.lastNodes().join(',')}])`,
+      () => this.samplesSince(since).some((s) => s.join(',') === want),
+      timeoutMs,
+      100,
+    );
+  }
+
+  async stop(): Promise<void> {
+    if (!this.alive) return;
+    const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+    this.child.stdin!.end();
+    const t = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(t);
+  }
+
+  static async stopAll(): Promise<void> {
+    await Promise.all([...probes].map((p) => p.stop()));
+  }
+}
