@@ -59,6 +59,7 @@ export class InvariantChecker {
   /** Per (observer, peer): connected at the last mesh sample. */
   private connected = new Set<string>();
   private leaving = new Set<string>();
+  private unlisted = new Set<string>();
   private lastLeaveAt = -Infinity;
 
   /** A scripted pod change at `at`; `seen` says whether a peer list shows it. */
@@ -94,6 +95,13 @@ export class InvariantChecker {
       this.lists.push({ key, at });
       if (this.lists.length > 3) this.lists.shift();
     }
+    // The agents disconnect a departed member once the status stops listing it: the window for
+    // OTP global's drops starts then (a leader failover can delay it well past the deletion).
+    for (const n of this.leaving)
+      if (!peers.includes(n) && !this.unlisted.has(n)) {
+        this.unlisted.add(n);
+        this.lastLeaveAt = at;
+      }
     for (const n of [...this.listedSince.keys()]) if (!peers.includes(n)) this.listedSince.delete(n);
     for (const n of peers) if (!this.listedSince.has(n)) this.listedSince.set(n, at);
   }

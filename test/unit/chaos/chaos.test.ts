@@ -65,6 +65,14 @@ describe('the invariant checker', () => {
     await e.observeMesh(26_000, 'm0', ['m1', 'm2'], members, listed);
     await e.observeMesh(27_000, 'm0', ['m1'], members, listed);
     expect([e.lostConnections, e.lostAfterLeave]).toEqual([1, 1]);
+    // The window starts when the status stops listing the member, not at its deletion.
+    const f = new InvariantChecker();
+    f.observeStatus(0, ['m0', 'm1', 'm9'], true);
+    await f.observeMesh(1, 'm0', ['m1'], members, listed);
+    f.markLeaving('m9', 2);
+    f.observeStatus(40_000, ['m0', 'm1'], true);
+    await f.observeMesh(45_000, 'm0', [], members, listed);
+    expect([f.lostConnections, f.lostAfterLeave]).toEqual([0, 1]);
     const d = new InvariantChecker();
     d.observeStatus(0, ['m0', 'm1'], true);
     await d.observeMesh(1, 'm0', ['m1'], members, listed);
