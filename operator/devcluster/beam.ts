@@ -220,6 +220,8 @@ async function stopEpmd(keeper: ChildProcess, pid: number): Promise<void> {
 export interface StartNodeOptions {
   /** A different cookie for this node only (it gets its own HOME). */
   readonly cookie?: string;
+  /** More `erl` arguments, e.g. `-connect_all false` (no transitive meshing by global). */
+  readonly args?: readonly string[];
 }
 
 export class BeamNode {
@@ -355,6 +357,7 @@ export class ErlangTestEnv {
         '-kernel',
         'inet_dist_use_interface',
         '{127,0,0,1}',
+        ...(opts.args ?? []),
         '-eval',
         WATCHDOG,
       ],
