@@ -97,7 +97,10 @@ export class MeshWatch {
     const r = await this.erl.rpc(node, 'ctopo_mesh_watch downs []');
     if (r.code !== 0 || !r.stdout.trim().startsWith('['))
       throw new Error(`asking ${node} for its nodedowns: ${r.stdout} ${r.stderr}`);
-    return [...r.stdout.matchAll(/\{down,\s*'([^']+)',\s*([^}]*)\}/g)].map((m) => ({ node: m[1]!, reason: m[2]! }));
+    return [...r.stdout.matchAll(/\{down,\s*'([^']+)',\s*([^}]*)\}/g)].map((m) => ({
+      node: m[1]!,
+      reason: m[2]!,
+    }));
   }
 
   /** A point in time to check from: the nodedowns counted so far on each watched node. */
