@@ -92,10 +92,19 @@ export async function measureErlangRounds(
     const light = ['-connect_all', 'false', '+S', '1:1', '+SDio', '1', '+A', '1'];
     log(`erlang rounds: starting the local node and ${peers} peer nodes`);
     const local = await world.startNode('agent', { args: ['-connect_all', 'false'] });
+    // On a loaded machine a node can miss startNode's 15 s: try again (a failed start is stopped).
+    const start = async (name: string): Promise<BeamNode> => {
+      for (let attempt = 1; ; attempt++)
+        try {
+          return await world.startNode(name, { args: light });
+        } catch (e) {
+          if (attempt >= 4) throw e;
+        }
+    };
     const peerNodes: BeamNode[] = await mapLimit(
       Array.from({ length: peers + 1 }, (_, i) => i),
-      6,
-      (i) => world.startNode(`peer${i}`, { args: light }),
+      3,
+      (i) => start(`peer${i}`),
     );
     const otp = (await world.rpc(local.name, 'erlang system_info [otp_release]')).stdout.trim();
 

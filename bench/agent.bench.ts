@@ -521,7 +521,7 @@ function erlangRoundFigures(r: ErlangRoundsResult): Figure[] {
       .map(([k, n]) => `${n} ${k}`)
       .join(', ') || 'none';
   const cpu = (w: WindowCost) =>
-    `CPU a minute: erl_call runs ${fmt(perMinute(w.erlCallCpu, w.ms))} s (with the recording wrapper's sh), the local node answering ${fmt(perMinute(w.localNodeCpu, w.ms))} s, the agent itself ${fmt(perMinute(w.agentCpu, w.ms))} s`;
+    `CPU a minute: erl_call runs ${fmt(perMinute(w.erlCallCpu, w.ms) * 1000)} ms (with the recording wrapper's sh), the local node answering ${fmt(perMinute(w.localNodeCpu, w.ms) * 1000)} ms, the agent itself ${fmt(perMinute(w.agentCpu, w.ms) * 1000)} ms`;
   const base = `${r.peers} real BEAM peers listed (OTP ${r.otp}), the real agent, pollingInterval ${r.pollingInterval}`;
   return [
     {
