@@ -375,7 +375,8 @@ export class ErlangTestEnv {
           const r = await this.rpc(name, 'erlang node []', home);
           return r.code === 0 && r.stdout.trim() === `'${name}'`;
         },
-        { timeoutMs: 15_000, what: `node ${name} to answer` },
+        // Generous: on a loaded machine (2 cores, many tests) a node may take tens of seconds.
+        { timeoutMs: 60_000, what: `node ${name} to answer` },
       );
     } catch (e) {
       await node.stop();
