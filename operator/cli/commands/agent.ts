@@ -10,7 +10,6 @@ const connectorHelp = CONNECTORS.map(
 
 export const agentCommand: Command = {
   name: 'agent',
-  summary: "run beside an application: follow one ClusterTopology's peers and connect/disconnect them",
   help: `Usage: ctopo agent --topology NAME [--namespace NS] --connector ${CONNECTOR_KINDS.join('|')} [flags]
 
 Reads one ClusterTopology (get/watch on that object only; no permission on pods needed) and runs
