@@ -305,11 +305,18 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     const restartX = async (start: () => CtopoProcess) => {
       const x = await erl.startNode('x', { args: NO_MESHING });
       const agent = start();
-      await erl.waitForNodes(full('x'), [full('y')], 30_000);
+      const xHoldsY = async (what: string) => {
+        try {
+          await erl.waitForNodes(full('x'), [full('y')], 60_000);
+        } catch (e) {
+          throw new Error(`${what}: ${(e as Error).message}; the agent said:\n${agent.output.slice(-3000)}`);
+        }
+      };
+      await xHoldsY('first connect');
       await x.stop();
       await erl.waitForNodes(full('y'), [], 20_000);
       const again = await erl.startNode('x', { args: NO_MESHING });
-      await erl.waitForNodes(full('x'), [full('y')], 30_000);
+      await xHoldsY('after x restarted');
       expect((await agent.get('/healthz')).status).toBe(200);
       await agent.stop();
       await again.stop();
