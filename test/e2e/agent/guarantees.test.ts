@@ -309,7 +309,9 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
         try {
           await erl.waitForNodes(full('x'), [full('y')], 60_000);
         } catch (e) {
-          throw new Error(`${what}: ${(e as Error).message}; the agent said:\n${agent.output.slice(-3000)}`);
+          throw new Error(`${what}: ${(e as Error).message}; the agent said:\n${agent.output.slice(-3000)}`, {
+            cause: e,
+          });
         }
       };
       await xHoldsY('first connect');
