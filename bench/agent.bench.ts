@@ -17,15 +17,20 @@
  *      the bench's PATCH of the pod status (through the operator), and from the moment the
  *      ClusterTopology status shows the peer on a WATCH from this process (the agent's share).
  *      The connect call's time is what the script records (`date +%s%N`).
+ *    - the erlang connector's rounds (agent-erlang-rounds.ts): the real agent beside a real local
+ *      BEAM node, 100 real BEAM peers listed, pollingInterval 10s: erl_call runs and their CPU in
+ *      a minute with nothing changing, after one peer leaves, and after one joins — counted, not
+ *      computed.
  *
- * Knobs (environment): BENCH_AGENT_CHANGES (40), BENCH_AGENT_CALLS (25 per erl_call case).
+ * Knobs (environment): BENCH_AGENT_CHANGES (40), BENCH_AGENT_CALLS (25 per erl_call case),
+ * BENCH_AGENT_ERLANG_WINDOW_S (60), BENCH_AGENT_ERLANG_ONLY=1 (only the erlang rounds).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { formatFigure, median, type Figure } from './figure.js';
+import { formatFigure, type Figure } from './figure.js';
 import { CT_GROUP_PATH, startBenchCluster, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runCleanups } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
@@ -47,6 +52,7 @@ import {
 import { CtopoProcess, startOperator } from '../test/support/operator-process.js';
 import { ErlangTestEnv } from '../operator/devcluster/beam.js';
 import { createConnector, type ConnectResult, type Connector } from '../operator/agent/connectors/index.js';
+import { measureErlangRounds, type ErlangRoundsResult, type WindowCost } from './agent-erlang-rounds.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const CHANGES = env('BENCH_AGENT_CHANGES', 40);
@@ -57,6 +63,14 @@ const POLLING_INTERVAL = '2s';
 const MEMORY_READINGS = 15;
 const CHANGE_TIMEOUT_MS = 15_000;
 const MB = 1e6;
+/** BENCH_AGENT_ERLANG_ONLY=1: only the erlang connector's rounds on the cluster. */
+const ERLANG_ONLY = process.env.BENCH_AGENT_ERLANG_ONLY === '1';
+const ERLANG_OPTS = {
+  peers: PEERS,
+  windowMs: env('BENCH_AGENT_ERLANG_WINDOW_S', 60) * 1000,
+  pollingInterval: '10s', // the default
+  log: (l: string) => log(l),
+};
 
 const log = (l: string) =>
   process.stderr.write(`[agent bench ${new Date().toISOString().slice(11, 19)}] ${l}\n`);
@@ -382,8 +396,9 @@ async function measureLatency(
 }
 
 interface ClusterResult {
-  memory: { exec: AgentMemory; file: AgentMemory; execConnectCalls: number; rounds: Burst[] };
-  latency: LatencyResult;
+  memory?: { exec: AgentMemory; file: AgentMemory; execConnectCalls: number; rounds: Burst[] };
+  latency?: LatencyResult;
+  erlang: ErlangRoundsResult;
 }
 
 async function measureOnCluster(): Promise<ClusterResult> {
@@ -427,6 +442,10 @@ async function measureOnCluster(): Promise<ClusterResult> {
         throw new Error(`${e.message}; operator said:\n${op.output.slice(-2000)}`);
       });
 
+    if (ERLANG_ONLY) {
+      const erlang = await measureErlangRounds(cluster, dir, ERLANG_OPTS);
+      return { erlang };
+    }
     const { script, log: callLog } = await writeCallScript(join(dir, 'exec'));
     const calls = new CallLogReader(callLog);
     log('agents: one with the exec connector, one with the file connector');
@@ -469,7 +488,13 @@ async function measureOnCluster(): Promise<ClusterResult> {
       throw new Error(
         `no change reached the connector: ${latency.timeouts.slice(0, 3).join('; ')}; agent said:\n${exec.agent.output.slice(-2000)}`,
       );
-    return { memory: { exec: mem.results[0]!, file: mem.results[1]!, execConnectCalls, rounds }, latency };
+    await exec.stop();
+    const erlang = await measureErlangRounds(cluster, dir, ERLANG_OPTS);
+    return {
+      memory: { exec: mem.results[0]!, file: mem.results[1]!, execConnectCalls, rounds },
+      latency,
+      erlang,
+    };
   } finally {
     for (const s of stops.reverse()) await s();
     await remove();
@@ -490,11 +515,43 @@ function memoryFigure(connector: string, m: AgentMemory, extra: string): Figure 
   };
 }
 
+function erlangRoundFigures(r: ErlangRoundsResult): Figure[] {
+  const kinds = (w: WindowCost) =>
+    Object.entries(w.byKind)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ') || 'none';
+  const cpu = (w: WindowCost) =>
+    `CPU a minute: erl_call runs ${fmt(perMinute(w.erlCallCpu, w.ms) * 1000)} ms (with the recording wrapper's sh), the local node answering ${fmt(perMinute(w.localNodeCpu, w.ms) * 1000)} ms, the agent itself ${fmt(perMinute(w.agentCpu, w.ms) * 1000)} ms`;
+  const base = `${r.peers} real BEAM peers listed (OTP ${r.otp}), the real agent, pollingInterval ${r.pollingInterval}`;
+  return [
+    {
+      name: `agent, erlang connector, ${r.peers} peers: erl_call runs a round with nothing changing`,
+      unit: 'runs/round',
+      samples: [r.idle.runs / Math.max(1, r.idle.rounds)],
+      goal: { op: '<=', value: 1 },
+      note: `measured: ${r.idle.runs} runs (${kinds(r.idle)}) in ${r.idle.rounds} rounds over ${fmt(r.idle.ms / 1000)} s = ${fmt(perMinute(r.idle.runs, r.idle.ms))} runs a minute; ${cpu(r.idle)}; ${base}`,
+    },
+    {
+      name: `agent, erlang connector, ${r.peers} peers: erl_call runs in the minute after one peer leaves`,
+      unit: 'runs/min',
+      samples: [perMinute(r.leave.runs, r.leave.ms)],
+      note: `${r.leave.runs} runs (${kinds(r.leave)}) in ${r.leave.rounds} rounds: the round that disconnects connects every listed peer again (after a disconnect, global may drop other connections), the others ask nodes() once; ${cpu(r.leave)}`,
+    },
+    {
+      name: `agent, erlang connector, ${r.peers} peers: erl_call runs in the minute after one peer joins`,
+      unit: 'runs/min',
+      samples: [perMinute(r.join.runs, r.join.ms)],
+      note: `${r.join.runs} runs (${kinds(r.join)}) in ${r.join.rounds} rounds: nodes() once a round and one connect for the new peer; ${cpu(r.join)}`,
+    },
+  ];
+}
+
 function figures(
   erl: ErlCallResult,
   direct: { exec: number[]; file: number[] },
   cl: ClusterResult,
 ): Figure[] {
+  if (!cl.memory || !cl.latency) return erlangRoundFigures(cl.erlang);
   const { exec, file, execConnectCalls, rounds } = cl.memory;
   const changes = cl.latency.changes;
   const total = changes.map((x) => x.total);
@@ -507,7 +564,6 @@ function figures(
   const erlFailures = erl.failures.length
     ? `; ${erl.failures.length} calls gave an unexpected answer (first: ${erl.failures[0]})`
     : '';
-  const againMs = median(erl.againConnect);
   return [
     memoryFigure(
       'exec',
@@ -515,6 +571,7 @@ function figures(
       `pollingInterval ${POLLING_INTERVAL}; the programs it runs are separate processes, not counted`,
     ),
     memoryFigure('file', file, `running beside the exec agent, same topology`),
+    ...erlangRoundFigures(cl.erlang),
     {
       name: `agent, ${PEERS} peers, exec connector: connect calls per minute with nothing changing`,
       unit: 'calls/min',
@@ -554,7 +611,7 @@ function figures(
       name: 'erlang connector (erl_call): connect to a node already connected',
       unit: 'ms',
       samples: erl.againConnect,
-      note: `${p50p99(erl.againConnect)}; what every round costs per listed peer when nothing changed. CPU per erl_call run (all cases): erl_call ${fmt(erl.cpuPerCallMs.erlCall)} ms + the local node ${fmt(erl.cpuPerCallMs.localNode)} ms. At ${PEERS} peers and the default pollingInterval 10s: ${PEERS * 6} runs a minute, about ${fmt((PEERS * 6 * againMs) / 1000)} s of erl_call wall time and ${fmt((PEERS * 6 * (erl.cpuPerCallMs.erlCall + erl.cpuPerCallMs.localNode)) / 1000)} CPU s a minute (computed, not measured)`,
+      note: `${p50p99(erl.againConnect)}; a round does not do this per peer: it asks the node's nodes() once and calls erl_call only for the peers missing (measured below). CPU per erl_call run (all cases): erl_call ${fmt(erl.cpuPerCallMs.erlCall)} ms + the local node ${fmt(erl.cpuPerCallMs.localNode)} ms`,
     },
     {
       name: 'erlang connector (erl_call): disconnect',
@@ -584,6 +641,7 @@ function figures(
 }
 
 export default async function run(): Promise<Figure[]> {
+  if (ERLANG_ONLY) return figures(undefined as never, undefined as never, await measureOnCluster());
   const erl = await measureErlCall();
   const direct = await measureExecAndFile();
   const cluster = await measureOnCluster();

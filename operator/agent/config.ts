@@ -1,6 +1,16 @@
 import { processOptions, type OptionsSpec, type ProcessConfig } from '../config/load.js';
 import { UsageError } from '../config/usage-error.js';
-import { ConnectorConfigError, validateConnectorConfig, type ConnectorConfig } from './connectors/index.js';
+import {
+  CONNECTORS,
+  CONNECTOR_KINDS,
+  ConnectorConfigError,
+  connectorDefinition,
+  validateConnectorConfig,
+  type ConnectorConfig,
+} from './connectors/index.js';
+
+/** Every registered connector's own keys, in registry order. */
+const connectorOptions: OptionsSpec = Object.assign({}, ...CONNECTORS.map((d) => d.options)) as OptionsSpec;
 
 /** The agent's configuration keys: flags `--kebab-case`, env `CTOPO_UPPER_SNAKE`, or `--config FILE`. */
 export const agentOptions = {
@@ -13,7 +23,7 @@ export const agentOptions = {
     type: 'string',
     description: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account)',
   },
-  connector: { type: 'string', description: 'how peers are connected', enum: ['erlang', 'exec', 'file'] },
+  connector: { type: 'string', description: 'how peers are connected', enum: CONNECTOR_KINDS },
   podName: {
     type: 'string',
     description: "this pod's name, for the self check (default: $POD_NAME, else $HOSTNAME)",
@@ -23,38 +33,18 @@ export const agentOptions = {
     description:
       "the local node's real name, e.g. web-0@10.1.2.3 (default: $RELEASE_NODE; erlang: asked from the node)",
   },
-  cookieFile: {
-    type: 'string',
-    description: 'erlang: file holding the cookie (default: the variable named by --cookie-env)',
-  },
-  cookieEnv: {
-    type: 'string',
-    description: 'erlang: environment variable holding the cookie',
-    default: 'RELEASE_COOKIE',
-  },
-  erlCall: {
-    type: 'string',
-    description: 'erlang: path of erl_call (default: on PATH, else under /usr/lib/erlang)',
-  },
-  distribution: {
+  stateFile: {
     type: 'string',
     description:
-      'erlang: long (name) or short (sname) node names (default: $RELEASE_DISTRIBUTION, else by the host)',
-    enum: ['name', 'sname'],
+      'file where the agent keeps the nodes it connected, so that after its own restart it still disconnects a peer removed meanwhile (put it on a volume that outlives the container, e.g. an emptyDir)',
   },
-  execProgram: {
-    type: 'string',
+  resyncInterval: {
+    type: 'duration',
     description:
-      'exec: absolute path of the program run per change as PROGRAM [ARGS…] connect|disconnect NODE',
+      'every this long, one round connects every listed peer again even when it is believed connected (0: never); for an exec program without --exec-list, so a restarted application is told the whole list',
+    default: '0s',
   },
-  execArgs: { type: 'list', description: 'exec: extra leading arguments, comma-separated', default: [] },
-  filePath: { type: 'string', description: 'file: absolute path of the peer list, rewritten atomically' },
-  fileFormat: {
-    type: 'string',
-    description: 'file: one node per line, or JSON {"peers":[…]}',
-    enum: ['lines', 'json'],
-    default: 'lines',
-  },
+  ...connectorOptions,
   callTimeout: { type: 'duration', description: 'time limit of one connect or disconnect', default: '10s' },
   ...processOptions(8081),
 } satisfies OptionsSpec;
@@ -63,56 +53,35 @@ export interface AgentConfig extends ProcessConfig {
   topology?: string;
   namespace?: string;
   kubeconfig?: string;
-  connector?: 'erlang' | 'exec' | 'file';
+  connector?: string;
   podName?: string;
   nodeName?: string;
-  cookieFile?: string;
-  cookieEnv: string;
-  erlCall?: string;
-  distribution?: 'name' | 'sname';
-  execProgram?: string;
-  execArgs: string[];
-  filePath?: string;
-  fileFormat: 'lines' | 'json';
+  stateFile?: string;
+  resyncInterval: string;
   callTimeout: string;
+  /** The connectors' own keys (see each connector's definition). */
+  [connectorKey: string]: unknown;
+}
+
+const flag = (k: string) => `--${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())}`;
+
+/** Whether a key holds something other than its default (an empty list counts as not given). */
+function given(c: AgentConfig, key: string): boolean {
+  const v = c[key];
+  if (v === undefined || (Array.isArray(v) && v.length === 0)) return false;
+  return JSON.stringify(v) !== JSON.stringify(connectorOptions[key]?.default);
 }
 
 /** The connector's own configuration from the agent's flat keys; a key of another connector is an error. */
 export function connectorConfigFrom(c: AgentConfig, timeoutMs: number): ConnectorConfig {
   if (!c.topology) throw new UsageError('agent: --topology NAME is required');
-  if (!c.connector) throw new UsageError('agent: --connector erlang|exec|file is required');
-  const given = (keys: (keyof AgentConfig)[]) =>
-    keys.filter((k) => c[k] !== undefined && !(Array.isArray(c[k]) && (c[k] as unknown[]).length === 0));
-  const foreign: Record<string, (keyof AgentConfig)[]> = {
-    erlang: given(['execProgram', 'filePath']),
-    exec: given(['cookieFile', 'erlCall', 'distribution', 'filePath']),
-    file: given(['cookieFile', 'erlCall', 'distribution', 'execProgram']),
-  };
-  const wrong = foreign[c.connector]!;
+  if (!c.connector) throw new UsageError(`agent: --connector ${CONNECTOR_KINDS.join('|')} is required`);
+  const def = connectorDefinition(c.connector);
+  if (!def) throw new UsageError(`agent: --connector must be one of ${CONNECTOR_KINDS.join(', ')}`);
+  const wrong = Object.keys(connectorOptions).filter((k) => !(k in def.options) && given(c, k));
   if (wrong.length)
-    throw new UsageError(
-      `agent: ${wrong.map((k) => `--${k.replace(/[A-Z]/g, (x) => '-' + x.toLowerCase())}`).join(', ')} does not apply to --connector ${c.connector}`,
-    );
-  let raw: Record<string, unknown>;
-  switch (c.connector) {
-    case 'erlang':
-      raw = {
-        kind: 'erlang',
-        nodeName: c.nodeName,
-        distribution: c.distribution,
-        cookieFile: c.cookieFile,
-        cookieEnv: c.cookieEnv,
-        erlCall: c.erlCall,
-        timeoutMs: Math.max(1000, timeoutMs),
-      };
-      break;
-    case 'exec':
-      raw = { kind: 'exec', program: c.execProgram, args: c.execArgs, timeoutMs };
-      break;
-    case 'file':
-      raw = { kind: 'file', path: c.filePath, format: c.fileFormat };
-      break;
-  }
+    throw new UsageError(`agent: ${wrong.map(flag).join(', ')} does not apply to --connector ${c.connector}`);
+  const raw = def.fromOptions(c, { nodeName: c.nodeName, callTimeoutMs: timeoutMs });
   for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
   try {
     return validateConnectorConfig(raw);

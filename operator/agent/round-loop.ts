@@ -1,6 +1,7 @@
 import type { Connector } from './connectors/types.js';
-import { decideAgentAction, type AgentAction, type AgentInput } from './round.js';
-import { runAgentRound, type AgentRoundReport } from './round-runner.js';
+import type { AgentMemory } from './memory.js';
+import { completeRound, decideAgentAction, planRound, type AgentAction, type AgentInput } from './round.js';
+import { executePlan, type AgentRoundReport } from './round-runner.js';
 
 /**
  * Holds the agent's remembered list and runs rounds one at a time. Feed it every status change
@@ -10,6 +11,10 @@ import { runAgentRound, type AgentRoundReport } from './round-runner.js';
  *   (their promises settle when the newer round finishes).
  * - Trouble never starts a round and never drops a waiting status: it is reported through
  *   `onKeep` and the connections stay as they are.
+ * - With a memory (the agent's state file), the nodes a round may connect are written before
+ *   it runs and what it holds after, so a restart starts from what is really connected.
+ * - With `resyncEveryMs`, a round at most that often connects every listed node, believed
+ *   connected or not (the first one that long after the loop was made).
  */
 
 export interface RoundLoopOptions {
@@ -18,6 +23,16 @@ export interface RoundLoopOptions {
   readonly self: string;
   /** Connector calls in flight per phase. Default 4. */
   readonly concurrency?: number;
+  /** What the agent remembered from before its restart. Default: nothing. */
+  readonly remembered?: readonly string[];
+  /** Where the remembered list is kept across restarts. */
+  readonly memory?: AgentMemory;
+  /** A full re-sync round at most this often (milliseconds; 0 or absent: never). */
+  readonly resyncEveryMs?: number;
+  /** The clock for re-sync rounds. Default Date.now. */
+  readonly now?: () => number;
+  /** Writing the memory failed (the round goes on: availability first). */
+  readonly onMemoryError?: (error: unknown) => void;
   readonly onRound?: (report: AgentRoundReport) => void;
   readonly onKeep?: (action: Extract<AgentAction, { action: 'keep' }>) => void;
   /** A round that threw (a bug: connectors report failures, they do not throw). */
@@ -30,11 +45,15 @@ interface Pending {
 }
 
 export class RoundLoop {
-  private rememberedList: readonly string[] = [];
+  private rememberedList: readonly string[];
   private pending: Pending | undefined;
   private running: Promise<void> | undefined;
+  private lastResync: number;
 
-  constructor(private readonly opts: RoundLoopOptions) {}
+  constructor(private readonly opts: RoundLoopOptions) {
+    this.rememberedList = [...new Set(opts.remembered ?? [])];
+    this.lastResync = (opts.now ?? Date.now)();
+  }
 
   /** The nodes this agent connected and still holds. */
   get remembered(): readonly string[] {
@@ -63,21 +82,40 @@ export class RoundLoop {
     while (this.running) await this.running;
   }
 
+  private resyncDue(): boolean {
+    const every = this.opts.resyncEveryMs ?? 0;
+    if (every <= 0) return false;
+    const now = (this.opts.now ?? Date.now)();
+    if (now - this.lastResync < every) return false;
+    this.lastResync = now;
+    return true;
+  }
+
+  private async remember(nodes: readonly string[]): Promise<void> {
+    try {
+      await this.opts.memory!.save(nodes);
+    } catch (e) {
+      this.opts.onMemoryError?.(e);
+    }
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.pending) {
         const { desired, waiters } = this.pending;
         this.pending = undefined;
         try {
-          const report = await runAgentRound(
-            this.opts.connector,
-            this.rememberedList,
-            desired,
-            this.opts.self,
-            this.opts.concurrency === undefined ? {} : { concurrency: this.opts.concurrency },
-          );
-          this.rememberedList = report.outcome.remembered;
-          this.opts.onRound?.(report);
+          const { connector, self, memory } = this.opts;
+          const plan = planRound(this.rememberedList, desired, self);
+          if (memory) await this.remember([...plan.remembered, ...plan.connect]);
+          const results = await executePlan(connector, plan, {
+            ...(this.opts.concurrency === undefined ? {} : { concurrency: this.opts.concurrency }),
+            resync: this.resyncDue(),
+          });
+          const outcome = completeRound(plan, results);
+          this.rememberedList = outcome.remembered;
+          if (memory) await this.remember([...outcome.remembered, ...outcome.failedConnects]);
+          this.opts.onRound?.({ plan, results, outcome });
         } catch (e) {
           this.opts.onError?.(e);
         }

@@ -11,6 +11,8 @@ import { completeRound, planRound, type RoundOutcome, type RoundPlan } from './r
 export interface ExecuteOptions {
   /** Calls at most in flight per phase. Default 4. */
   readonly concurrency?: number;
+  /** Connect every wanted node, believed connected or not (a full re-sync round). */
+  readonly resync?: boolean;
 }
 
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
@@ -77,7 +79,9 @@ export async function executePlan(
   // After a disconnect, Erlang's global (prevent_overlapping_partitions) may drop other
   // connections too, so a round that disconnected someone connects everyone again.
   const held = new Set<string>();
-  if (connector.connectsStick) for (const n of plan.remembered) held.add(n);
+  if (opts.resync) {
+    // nothing is taken as held: the application is told the whole list again
+  } else if (connector.connectsStick) for (const n of plan.remembered) held.add(n);
   else if (connector.connected && plan.disconnect.length === 0) {
     const now = await connector.connected().catch(() => undefined);
     if (now?.ok) for (const n of now.nodes) held.add(n);

@@ -8,6 +8,7 @@ import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { createConnector, type Connector } from './connectors/index.js';
 import { connectorConfigFrom, type AgentConfig } from './config.js';
+import { fileMemory } from './memory.js';
 import { agentMetrics, type AgentMetrics } from './metrics.js';
 import { agentInputFrom, checkSelf, pollingMsOf, selfEntry, type SelfCheck } from './observe.js';
 import { RoundLoop } from './round-loop.js';
@@ -79,9 +80,27 @@ export async function runAgent(
   let trouble = '';
   let stopped = false;
 
+  // What this agent connected before a restart (--state-file); without it, nothing.
+  const memory = config.stateFile ? fileMemory(config.stateFile, `${namespace}/${name}`) : undefined;
+  const before = memory ? await memory.load() : { nodes: [] };
+  if (memory)
+    log(before.problem ? 'warn' : 'info', 'remembered connections read', {
+      stateFile: config.stateFile,
+      nodes: before.nodes.length,
+      ...(before.problem ? { problem: before.problem } : {}),
+    });
+
   const loop = new RoundLoop({
     connector,
     self: realName ?? '',
+    remembered: before.nodes,
+    ...(memory ? { memory } : {}),
+    resyncEveryMs: parseDuration(config.resyncInterval) ?? 0,
+    onMemoryError: (e) =>
+      log('warn', 'could not write the state file', {
+        stateFile: config.stateFile,
+        error: (e as Error).message,
+      }),
     onRound: (r) => {
       metrics.rounds.inc();
       for (const x of r.results.connect) metrics.connects.inc({ result: x.ok ? 'ok' : 'failed' });

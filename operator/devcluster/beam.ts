@@ -220,6 +220,8 @@ async function stopEpmd(keeper: ChildProcess, pid: number): Promise<void> {
 export interface StartNodeOptions {
   /** A different cookie for this node only (it gets its own HOME). */
   readonly cookie?: string;
+  /** More `erl` arguments, e.g. `-connect_all false` (no transitive meshing by global). */
+  readonly args?: readonly string[];
 }
 
 export class BeamNode {
@@ -355,6 +357,7 @@ export class ErlangTestEnv {
         '-kernel',
         'inet_dist_use_interface',
         '{127,0,0,1}',
+        ...(opts.args ?? []),
         '-eval',
         WATCHDOG,
       ],
@@ -372,7 +375,8 @@ export class ErlangTestEnv {
           const r = await this.rpc(name, 'erlang node []', home);
           return r.code === 0 && r.stdout.trim() === `'${name}'`;
         },
-        { timeoutMs: 15_000, what: `node ${name} to answer` },
+        // Generous: on a loaded machine (2 cores, many tests) a node may take tens of seconds.
+        { timeoutMs: 60_000, what: `node ${name} to answer` },
       );
     } catch (e) {
       await node.stop();

@@ -17,6 +17,7 @@ import {
   type ConnectResult,
   type Connector,
   type ConnectorAction,
+  type ConnectorDefinition,
   type FailureClass,
   type ListResult,
   type NameResult,
@@ -252,14 +253,9 @@ export async function createErlangConnector(
     const fromEnv = env.RELEASE_DISTRIBUTION;
     distribution = fromEnv === 'name' || fromEnv === 'sname' ? fromEnv : inferDistribution(nodeName);
   }
+  // Limits of timeoutMs and concurrency: the schema below (checked by createConnector).
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1000)
-    throw new ErlangConfigError(
-      'timeoutMs must be an integer of at least 1000 (erl_call counts whole seconds)',
-    );
   const concurrency = config.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
-    throw new ErlangConfigError('concurrency must be an integer from 1 to 64');
   const epmdPortRaw = config.epmdPort ?? (env.ERL_EPMD_PORT ? Number(env.ERL_EPMD_PORT) : undefined);
   if (epmdPortRaw !== undefined && !(Number.isInteger(epmdPortRaw) && epmdPortRaw > 0 && epmdPortRaw < 65536))
     throw new ErlangConfigError('the epmd port must be an integer from 1 to 65535');
@@ -502,3 +498,59 @@ export async function createErlangConnector(
     },
   };
 }
+
+export const erlangConnector: ConnectorDefinition<ErlangConnectorConfig> = {
+  kind: 'erlang',
+  help: `drives the local BEAM node with erl_call (net_kernel:connect_node/1,
+erlang:disconnect_node/1); a round asks the node's nodes() once and calls erl_call only for
+the listed peers it is missing. The cookie comes from $RELEASE_COOKIE (or --cookie-env /
+--cookie-file) and never appears on a command line; no shell is ever involved.`,
+  options: {
+    cookieFile: {
+      type: 'string',
+      description: 'erlang: file holding the cookie (default: the variable named by --cookie-env)',
+    },
+    cookieEnv: {
+      type: 'string',
+      description: 'erlang: environment variable holding the cookie',
+      default: 'RELEASE_COOKIE',
+    },
+    erlCall: {
+      type: 'string',
+      description: 'erlang: path of erl_call (default: on PATH, else under /usr/lib/erlang)',
+    },
+    distribution: {
+      type: 'string',
+      description:
+        'erlang: long (name) or short (sname) node names (default: $RELEASE_DISTRIBUTION, else by the host)',
+      enum: ['name', 'sname'],
+    },
+  },
+  schema: {
+    type: 'object',
+    required: ['kind'],
+    properties: {
+      kind: { const: 'erlang' },
+      nodeName: { type: 'string', minLength: 3, maxLength: 255 },
+      distribution: { enum: ['name', 'sname'] },
+      cookieFile: { type: 'string', minLength: 1 },
+      cookieEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+      erlCall: { type: 'string', minLength: 1 },
+      timeoutMs: { type: 'integer', minimum: 1000, maximum: 600000 },
+      epmdPort: { type: 'integer', minimum: 1, maximum: 65535 },
+      concurrency: { type: 'integer', minimum: 1, maximum: 64 },
+      workDir: { type: 'string', minLength: 1 },
+    },
+  },
+  fromOptions: (o, common) => ({
+    kind: 'erlang',
+    nodeName: common.nodeName,
+    distribution: o.distribution,
+    cookieFile: o.cookieFile,
+    cookieEnv: o.cookieEnv,
+    erlCall: o.erlCall,
+    // erl_call counts whole seconds, at least one.
+    timeoutMs: Math.max(1000, common.callTimeoutMs),
+  }),
+  create: (config, deps) => createErlangConnector(config, deps),
+};

@@ -7,6 +7,7 @@ import {
   type ConnectResult,
   type Connector,
   type ConnectorAction,
+  type ConnectorDefinition,
   type ListResult,
 } from './types.js';
 
@@ -180,3 +181,29 @@ export function createFileConnector(
     },
   };
 }
+
+export const fileConnector: ConnectorDefinition<FileConnectorConfig> = {
+  kind: 'file',
+  help: 'rewrites --file-path atomically with the current peers (lines or JSON).',
+  options: {
+    filePath: { type: 'string', description: 'file: absolute path of the peer list, rewritten atomically' },
+    fileFormat: {
+      type: 'string',
+      description: 'file: one node per line, or JSON {"peers":[…]}',
+      enum: ['lines', 'json'],
+      default: 'lines',
+    },
+  },
+  schema: {
+    type: 'object',
+    required: ['kind', 'path', 'format'],
+    properties: {
+      kind: { const: 'file' },
+      path: { type: 'string', pattern: '^/' },
+      format: { enum: ['lines', 'json'] },
+      mode: { type: 'integer', minimum: 0, maximum: 0o777 },
+    },
+  },
+  fromOptions: (o) => ({ kind: 'file', path: o.filePath, format: o.fileFormat }),
+  create: async (config, deps) => createFileConnector(config, deps),
+};

@@ -1,8 +1,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { createErlangConnector, type ErlangConnectorConfig, type ErlangConnectorDeps } from './erlang.js';
-import { createExecConnector, type ExecConnectorConfig, type ExecConnectorDeps } from './exec.js';
-import { createFileConnector, type FileConnectorConfig, type FileConnectorDeps } from './file.js';
-import type { Connector } from './types.js';
+import { erlangConnector } from './erlang.js';
+import { execConnector } from './exec.js';
+import { fileConnector } from './file.js';
+import type { Connector, ConnectorDefinition, ConnectorDeps } from './types.js';
 
 export type * from './types.js';
 export { invalidNameResult } from './types.js';
@@ -13,55 +13,34 @@ export { ExecConfigError, createExecConnector } from './exec.js';
 export type { FileConnector, FileConnectorConfig } from './file.js';
 export { FileConfigError, createFileConnector } from './file.js';
 
-export type ConnectorConfig = ErlangConnectorConfig | ExecConnectorConfig | FileConnectorConfig;
+/**
+ * The registry: every connector the agent knows. A new connector is one file exporting its
+ * ConnectorDefinition (options, schema with its limits, help text, create) and one line here.
+ */
+export const CONNECTORS = [erlangConnector, execConnector, fileConnector] as const;
+
+type ConfigOf<D> = D extends ConnectorDefinition<infer C> ? C : never;
+/** Any registered connector's configuration. */
+export type ConnectorConfig = ConfigOf<(typeof CONNECTORS)[number]>;
+
+const byKind = new Map<string, ConnectorDefinition<ConnectorConfig>>(
+  CONNECTORS.map((d) => [d.kind, d as unknown as ConnectorDefinition<ConnectorConfig>]),
+);
+
+/** The known connector kinds, in registry order. */
+export const CONNECTOR_KINDS: readonly string[] = CONNECTORS.map((d) => d.kind);
+
+export function connectorDefinition(kind: string): ConnectorDefinition<ConnectorConfig> | undefined {
+  return byKind.get(kind);
+}
 
 /**
- * The JSON Schema of a connector's configuration, for the agent's own configuration schema.
+ * The JSON Schema of a connector's configuration, one branch per registered connector.
  * Secrets never appear in it: the cookie is named by environment variable or file.
  */
 export const connectorConfigSchema = {
-  oneOf: [
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind'],
-      properties: {
-        kind: { const: 'erlang' },
-        nodeName: { type: 'string', minLength: 3, maxLength: 255 },
-        distribution: { enum: ['name', 'sname'] },
-        cookieFile: { type: 'string', minLength: 1 },
-        cookieEnv: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-        erlCall: { type: 'string', minLength: 1 },
-        timeoutMs: { type: 'integer', minimum: 1000, maximum: 600000 },
-        epmdPort: { type: 'integer', minimum: 1, maximum: 65535 },
-        concurrency: { type: 'integer', minimum: 1, maximum: 64 },
-        workDir: { type: 'string', minLength: 1 },
-      },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'program'],
-      properties: {
-        kind: { const: 'exec' },
-        program: { type: 'string', pattern: '^/' },
-        args: { type: 'array', items: { type: 'string' } },
-        timeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
-      },
-    },
-    {
-      type: 'object',
-      additionalProperties: false,
-      required: ['kind', 'path', 'format'],
-      properties: {
-        kind: { const: 'file' },
-        path: { type: 'string', pattern: '^/' },
-        format: { enum: ['lines', 'json'] },
-        mode: { type: 'integer', minimum: 0, maximum: 0o777 },
-      },
-    },
-  ],
-} as const;
+  oneOf: CONNECTORS.map((d) => ({ ...d.schema, additionalProperties: false })),
+};
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 const validate = ajv.compile(connectorConfigSchema);
@@ -71,8 +50,9 @@ export class ConnectorConfigError extends Error {}
 function describeErrors(value: unknown, errors: readonly ErrorObject[]): string {
   // Report against the branch the `kind` selects, so the message names the real problem.
   const kind = (value as { kind?: unknown } | null)?.kind;
-  const branch = ['erlang', 'exec', 'file'].indexOf(typeof kind === 'string' ? kind : '');
-  if (branch < 0) return `connector.kind must be one of erlang, exec, file (got ${JSON.stringify(kind)})`;
+  const branch = CONNECTOR_KINDS.indexOf(typeof kind === 'string' ? kind : '');
+  if (branch < 0)
+    return `connector.kind must be one of ${CONNECTOR_KINDS.join(', ')} (got ${JSON.stringify(kind)})`;
   const mine = errors.filter((e) => e.schemaPath.startsWith(`#/oneOf/${branch}/`));
   return mine
     .map((e) => {
@@ -87,19 +67,11 @@ function describeErrors(value: unknown, errors: readonly ErrorObject[]): string 
 /** Checks a connector configuration; throws ConnectorConfigError naming every problem. */
 export function validateConnectorConfig(value: unknown): ConnectorConfig {
   if (!validate(value)) throw new ConnectorConfigError(describeErrors(value, validate.errors ?? []));
-  return value as ConnectorConfig;
+  return value as unknown as ConnectorConfig;
 }
 
-export type ConnectorDeps = ErlangConnectorDeps & ExecConnectorDeps & FileConnectorDeps;
-
-/** Builds the connector a validated configuration asks for. */
+/** Builds the connector a configuration asks for, after checking it against its schema. */
 export async function createConnector(config: ConnectorConfig, deps: ConnectorDeps = {}): Promise<Connector> {
-  switch (config.kind) {
-    case 'erlang':
-      return createErlangConnector(config, deps);
-    case 'exec':
-      return createExecConnector(config, deps);
-    case 'file':
-      return createFileConnector(config, deps);
-  }
+  const checked = validateConnectorConfig(config);
+  return byKind.get(checked.kind)!.create(checked, deps);
 }

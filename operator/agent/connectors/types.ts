@@ -5,7 +5,11 @@
  * `failure` class suitable as a metrics label.
  */
 
-export type ConnectorKind = 'erlang' | 'exec' | 'file';
+import type { OptionsSpec } from '../../config/load.js';
+import type { SpawnInfo } from './process.js';
+
+/** A connector's name, as `--connector` takes it; the registry (index.ts) lists the known ones. */
+export type ConnectorKind = string;
 export type ConnectorAction = 'connect' | 'disconnect';
 
 export type FailureClass =
@@ -67,8 +71,9 @@ export interface Connector {
   connected?(): Promise<ListResult>;
   /**
    * True when a connect that succeeded stays in effect until this agent disconnects the node
-   * (exec: a hook called per change). Rounds then skip the nodes already held, instead of
-   * connecting them again.
+   * and the connector cannot ask the application (exec without a `list` answer: a hook called
+   * per change). Rounds then skip the nodes already held, instead of connecting them again —
+   * except a full re-sync round (the agent's `--resync-interval`).
    */
   readonly connectsStick?: boolean;
   /** The local node's own name, asked of the running node itself (for the self-name check). */
@@ -87,4 +92,51 @@ export function invalidNameResult(action: ConnectorAction, node: string, problem
     failure: 'InvalidNodeName',
     error: `refused node name ${JSON.stringify(node)}: ${problem}`,
   };
+}
+
+/** What the agent hands every connector besides its configuration (tests observe through it). */
+export interface ConnectorDeps {
+  /** The environment the connector reads and gives its programs. Default: process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Observes every program started (pid and argv), for logs and tests. */
+  readonly onSpawn?: (info: SpawnInfo) => void;
+  /** Observes each atomic write of a file (file connector). */
+  readonly onWrite?: (info: { tempPath: string; path: string; peers: readonly string[] }) => void;
+}
+
+/** The agent's settings every connector may read, beside its own keys. */
+export interface CommonConnectorOptions {
+  /** `--node-name`: the local node's name as configured (may be undefined). */
+  readonly nodeName?: string;
+  /** `--call-timeout`, in milliseconds. */
+  readonly callTimeoutMs: number;
+}
+
+/**
+ * Everything about one connector, in its own file: adding a connector is that file plus one line
+ * in the registry (index.ts). The agent's flags, environment variables, `--help` text and the
+ * configuration schema are all built from these definitions.
+ */
+export interface ConnectorDefinition<Config extends { readonly kind: string } = { readonly kind: string }> {
+  readonly kind: Config['kind'];
+  /** One paragraph for `ctopo agent --help` (lines after the first are indented by the caller). */
+  readonly help: string;
+  /**
+   * The agent configuration keys this connector owns (flag `--kebab-case`, env
+   * `CTOPO_UPPER_SNAKE`); giving one of them with another connector is an error.
+   */
+  readonly options: OptionsSpec;
+  /** JSON Schema (draft 7) of its configuration object, `kind` included: its limits live here. */
+  readonly schema: {
+    readonly type: 'object';
+    readonly required: readonly string[];
+    readonly properties: Readonly<Record<string, unknown>>;
+  };
+  /** Its configuration object from the agent's flat keys (undefined values are dropped after). */
+  fromOptions(
+    options: Readonly<Record<string, unknown>>,
+    common: CommonConnectorOptions,
+  ): Record<string, unknown>;
+  /** Builds the connector from a configuration the schema accepted. */
+  create(config: Config, deps: ConnectorDeps): Promise<Connector>;
 }

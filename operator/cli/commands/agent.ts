@@ -1,11 +1,16 @@
 import type { Command } from '../command.js';
 import { flagsFor, helpFor, loadConfig } from '../../config/load.js';
 import { agentOptions, connectorConfigFrom, type AgentConfig } from '../../agent/config.js';
+import { CONNECTORS, CONNECTOR_KINDS } from '../../agent/connectors/index.js';
 import { runAgent } from '../../agent/run.js';
+
+const connectorHelp = CONNECTORS.map(
+  (d) => `  ${d.kind.padEnd(7)} ${d.help.split('\n').join('\n          ')}`,
+).join('\n');
 
 export const agentCommand: Command = {
   name: 'agent',
-  help: `Usage: ctopo agent --topology NAME [--namespace NS] --connector erlang|exec|file [flags]
+  help: `Usage: ctopo agent --topology NAME [--namespace NS] --connector ${CONNECTOR_KINDS.join('|')} [flags]
 
 Reads one ClusterTopology (get/watch on that object only; no permission on pods needed) and runs
 a round on every status change and every pollingInterval: disconnect the nodes that left the
@@ -15,12 +20,14 @@ connected are ever disconnected by it, and never because of its own trouble (API
 and metrics (ctopo_agent_trouble). The self check compares the operator's node name for this pod with the
 local node's real name and fails /readyz (with an error log each round) when they differ.
 
+Restarts: with --state-file the agent writes the nodes it connected (before a round, what it
+may connect; after it, what it holds) and reads them back at start, so a peer removed while it was
+down is still disconnected. When the application restarts and forgets its peers, the erlang
+connector notices (it reads nodes() each round); an exec program notices with --exec-list, or
+with --resync-interval every node is connected again now and then.
+
 Connectors:
-  erlang  drives the local BEAM node with erl_call (net_kernel:connect_node/1,
-          erlang:disconnect_node/1). The cookie comes from $RELEASE_COOKIE (or --cookie-env /
-          --cookie-file) and never appears on a command line; no shell is ever involved.
-  exec    runs --exec-program [--exec-args…] connect|disconnect NODE per change (no shell).
-  file    rewrites --file-path atomically with the current peers (lines or JSON).
+${connectorHelp}
 
 Flags:
 ${helpFor(agentOptions)}

@@ -20,6 +20,7 @@ import {
 import { CtopoProcess, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
+import { MeshWatch } from './mesh-watch.js';
 
 /**
  * The whole product on real things: a real API server, the real operator, one real agent per
@@ -34,6 +35,7 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
   let s: ControlPlaneState;
   let stopCluster: () => Promise<void>;
   let erl: ErlangTestEnv;
+  let watch: MeshWatch;
   let op: CtopoProcess;
   let opKubeconfig: string;
   let agentKubeconfig: string;
@@ -126,8 +128,10 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
     });
     op = startOperator(opKubeconfig, ['--namespaces', NS, '--no-leader-elect']);
     erl = await ErlangTestEnv.start();
+    watch = await MeshWatch.create(erl, tmpdir());
   });
   afterAll(async () => {
+    await watch?.stop();
     await CtopoProcess.stopAll();
     await erl?.stop();
     await stopCluster?.();
@@ -171,7 +175,7 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
     await meshOf(['a', 'b', 'c']);
   });
 
-  it('a node that cannot be reached is retried, and joins once it starts', async () => {
+  it('a node that cannot be reached is retried by every agent, and joins once it starts', async () => {
     await createPod(s, NS, 'e');
     await setPodStatus(s, NS, 'e', { ip: '127.0.0.1', ready: true });
     await waitFor(
@@ -179,14 +183,17 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
       async () => (await topologyStatus(s, NS, 'web'))?.peers?.some((p) => p.pod === 'e'),
       20_000,
     );
-    await waitFor(
-      'connects to e failing',
-      async () => ((await agents.get('a')!.metricSum('ctopo_agent_failed_connects_total')) ?? 0) > 0,
-      20_000,
-    );
-    nodes.set('e', await erl.startNode('e'));
-    startAgent('e');
-    await meshOf(['a', 'b', 'c', 'e']);
+    for (const m of ['a', 'b', 'c'])
+      await waitFor(
+        `${m}'s connects to e failing`,
+        async () => ((await agents.get(m)!.metricSum('ctopo_agent_failed_connects_total')) ?? 0) > 0,
+        20_000,
+      );
+    // e starts later, with no agent of its own and without global's transitive connections
+    // (-connect_all false): a, b and c each reach it only by retrying their own connect.
+    nodes.set('e', await erl.startNode('e', { args: ['-connect_all', 'false'] }));
+    await erl.waitForNodes(full('e'), ['a', 'b', 'c'].map(full), 30_000);
+    for (const m of ['a', 'b', 'c']) expect(await nodesOf(m)).toContain(full('e'));
   });
 
   it('the operator stopped for several polling intervals: no disconnects at all; everything recovers', async () => {
@@ -232,6 +239,11 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
   });
 
   it('onForbidden: Retain keeps everyone connected when the operator loses list pods', async () => {
+    const members = ['a', 'b', 'c', 'e', 'f'];
+    for (const m of members) await watch.watch(full(m));
+    const peersBefore = (await topologyStatus(s, NS, 'web'))?.peers?.map((p) => p.uid).sort();
+    expect(peersBefore).toHaveLength(members.length);
+    const mark = await watch.mark();
     await revokePods(s, NS, 'e2e');
     await waitFor(
       'RBAC applied',
@@ -244,7 +256,12 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
       20_000,
     );
     await sleep(3_000);
-    for (const m of ['a', 'b', 'c', 'e', 'f']) expect((await nodesOf(m)).length).toBe(4);
+    // The operator kept the peers (same members, by uid), and no node lost a peer at any moment:
+    // every nodedown is heard on the node itself, and nodes() was looked at once a second.
+    expect((await topologyStatus(s, NS, 'web'))?.peers?.map((p) => p.uid).sort()).toEqual(peersBefore);
+    for (const m of members)
+      expect(await watch.lossesSince(mark, full(m), members.filter((x) => x !== m).map(full))).toEqual([]);
+    for (const m of members) expect((await nodesOf(m)).length).toBe(4);
   });
 
   it('onForbidden: Disconnect empties the list, and every agent disconnects everyone; permission back → mesh again', async () => {
