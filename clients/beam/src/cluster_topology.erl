@@ -45,7 +45,7 @@ start_link(Opts) ->
                 Name -> gen_server:start_link({local, Name}, ?MODULE, Conf, [])
             end;
         {error, Msg} ->
-            logger:error("cluster_topology: ~s", [Msg], #{domain => [cluster_topology]}),
+            logger:error("cluster_topology: ~s", [Msg]),
             {error, {bad_options, Msg}}
     end.
 
@@ -74,7 +74,7 @@ stop(Server) -> gen_server:stop(Server).
 
 init(#{namespace := NS, name := Name} = Conf) ->
     process_flag(trap_exit, true),
-    logger:set_process_metadata(#{domain => [cluster_topology], topology => <<NS/binary, "/", Name/binary>>}),
+    logger:set_process_metadata(#{topology => <<NS/binary, "/", Name/binary>>}),
     ok = net_kernel:monitor_nodes(true, [nodedown_reason]),
     Self = atom_to_binary(node(), utf8),
     Readers0 = #{topology => cluster_topology_reader:start_link(self(), topology, Conf)},

@@ -313,15 +313,17 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
       await import('node:fs/promises').then((f) => f.readFile(s.pki.caCert)),
     );
     await writeFile(join(dir, 'namespace'), NS);
-    await addPod('h');
     const h = await startNode('h', dir);
     await waitFor('h to report 401', async () => (await h.state()).trouble?.cause === 'unauthorized', 30_000);
-    expect(h.lastNodes()).toEqual([]);
+    expect((await h.state()).status.seen).toBe(false);
     // As the kubelet does it: a new file swapped in.
     await writeFile(join(dir, 'token.new'), token);
     await rename(join(dir, 'token.new'), join(dir, 'token'));
-    await meshOf(['a', 'b', 'c', 'e', 'h']);
+    await waitFor('h to read its topology', async () => (await h.state()).status.seen, 30_000);
     expect((await h.state()).trouble).toBeNull();
+    await addPod('h');
+    await meshOf(['a', 'b', 'c', 'e', 'h']);
+    expect((await h.state()).self_check.ok).toBe(true);
   });
 
   it('TLS distribution (-proto_dist inet_tls): nodes the sidecar cannot drive mesh through the client', async () => {
@@ -413,7 +415,9 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
       });
       nodes.set(m, p);
     }
-    await meshOf(members);
+    await meshOf(members).catch((e: Error) => {
+      throw new Error(`${e.message}\n${nodes.get('t1')!.output.slice(0, 3000)}`);
+    });
     const st = await nodes.get('t1')!.state();
     expect(st.self_check.ok).toBe(true);
     // Not one of the plain-TCP nodes got in, nor did a TLS node reach them.
