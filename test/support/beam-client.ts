@@ -147,7 +147,9 @@ export class ProbeNode {
         60_000,
       );
     } catch (e) {
-      throw new Error(`${(e as Error).message}\n${p.output.slice(-2000)}\n${p.stderr.slice(-2000)}`);
+      throw new Error(`${(e as Error).message}\n${p.output.slice(-2000)}\n${p.stderr.slice(-2000)}`, {
+        cause: e,
+      });
     }
     return p;
   }
