@@ -398,9 +398,9 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
       binding('beam-tls', { kind: 'User', name: 'beam-tls', apiGroup: 'rbac.authorization.k8s.io' }),
     ]);
     const members = ['t1', 't2', 't3'];
-    for (const m of members) await addPod(m, { labels: { 'netzlive/pod-type': 'tls-service' } });
-    for (const m of members) {
-      const p = await ProbeNode.start(erl, ebin, m, {
+    // The nodes start first (in parallel), then their pods are listed.
+    const started = members.map((m) =>
+      ProbeNode.start(erl, ebin, m, {
         client: {
           name: 'tls',
           namespace: NS,
@@ -412,9 +412,10 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
         },
         hostname: m,
         erlArgs: ['-proto_dist', 'inet_tls', '-ssl_dist_optfile', f('dist.conf')],
-      });
-      nodes.set(m, p);
-    }
+      }),
+    );
+    for (const [i, p] of (await Promise.all(started)).entries()) nodes.set(members[i]!, p);
+    for (const m of members) await addPod(m, { labels: { 'netzlive/pod-type': 'tls-service' } });
     await meshOf(members).catch((e: Error) => {
       throw new Error(`${e.message}\n${nodes.get('t1')!.output.slice(0, 3000)}`);
     });
@@ -428,7 +429,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
         .some((n) => n.startsWith('t')),
     ).toBe(false);
     expect((await topologyStatus(s, NS, 'tls'))?.peers?.length).toBe(3);
-  });
+  }, 300_000);
 
   it('the client needs nothing beyond get/watch on its own objects', async () => {
     const kc = await kubectl(s, [
