@@ -130,7 +130,9 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...commands.flatMap((c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', '']),
+    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
+      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
+    ),
   ];
   return (
     parts

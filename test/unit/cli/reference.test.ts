@@ -10,7 +10,8 @@ describe('docs/reference.md', () => {
 
   it.each(commands.map((c) => [c.name, c] as const))(
     '`ctopo %s --help` names every flag the command takes, and takes every flag it names',
-    (_name, cmd) => {
+    async (_name, entry) => {
+      const cmd = await entry.load();
       const taken = new Set([...Object.keys(cmd.options), 'help']);
       const named = flagsInHelp(cmd.help);
       expect([...taken].filter((f) => f !== 'help' && !named.has(f)).sort()).toEqual([]);
