@@ -245,8 +245,18 @@ export default async function run(): Promise<Figure[]> {
     log(`${REAL} real peer nodes`);
     const peers: BeamNode[] = await mapLimit(
       Array.from({ length: REAL }, (_, i) => i),
-      4,
-      (i) => erl.startNode(`p${i}`),
+      2,
+      // A loaded machine can miss a node's start deadline: try again (a new node each time).
+      async (i) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await erl.startNode(attempt ? `p${i}r${attempt}` : `p${i}`);
+          } catch (e) {
+            if (attempt >= 2) throw e;
+            log(`peer p${i} did not start (${(e as Error).message}); again`);
+          }
+        }
+      },
     );
     const real = peers.map((p) => p.name);
     const baseline: { value?: number } = {};

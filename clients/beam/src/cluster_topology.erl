@@ -284,8 +284,17 @@ round_done(Result, #s{running = {_, SeenAt, Plan}} = S) ->
 submit_pending(#s{pending = undefined} = S) -> S;
 submit_pending(S) -> submit(S).
 
-schedule_retry(_Ms, #s{retry_timer = T} = S) when T =/= undefined -> S;
-schedule_retry(Ms, S) -> S#s{retry_timer = erlang:send_after(Ms, self(), retry)}.
+%% One timer: a sooner retry (a dropped connection) replaces a later one (a failed connect).
+schedule_retry(Ms, #s{retry_timer = T} = S) when T =/= undefined ->
+    case erlang:read_timer(T) of
+        Left when is_integer(Left), Left =< Ms ->
+            S;
+        _ ->
+            erlang:cancel_timer(T),
+            S#s{retry_timer = erlang:send_after(Ms, self(), retry)}
+    end;
+schedule_retry(Ms, S) ->
+    S#s{retry_timer = erlang:send_after(Ms, self(), retry)}.
 
 log_round(#{connected := _, failed_connects := F, disconnected := D, failed_disconnects := FD}, Called) ->
     Called =/= [] andalso
