@@ -33,7 +33,7 @@ import { startBenchCluster, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runCleanups } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { percentile } from './stats.js';
-import { ErlangTestEnv, type BeamNode } from '../operator/devcluster/beam.js';
+import { ErlangTestEnv } from '../operator/devcluster/beam.js';
 import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
@@ -190,8 +190,8 @@ async function measureSize(
         60_000,
         from,
       );
-      fromPatch.push(call.at - tPatch);
-      fromEvent.push(call.at - (round.status_seen_at as number));
+      fromPatch.push((call.called_at as number) - tPatch);
+      fromEvent.push((call.called_at as number) - (round.status_seen_at as number));
     }
     return {
       peers: size,
@@ -230,7 +230,10 @@ export default async function run(): Promise<Figure[]> {
   log('control plane');
   const c = await startBenchCluster(log);
   const erl = await ErlangTestEnv.start();
-  onCleanup('BEAM nodes', () => erl.stop());
+  onCleanup('BEAM nodes', async () => {
+    await ProbeNode.stopAll();
+    await erl.stop();
+  });
   try {
     await c.kubectl(
       ['apply', '-f', '-'],
@@ -243,20 +246,17 @@ export default async function run(): Promise<Figure[]> {
     );
     const ebin = await buildClient(join(erl.root, 'client'));
     log(`${REAL} real peer nodes`);
-    const peers: BeamNode[] = await mapLimit(
+    // Plain peer nodes (the probe without a client): readiness is their own report on stdout,
+    // no erl_call, so a loaded machine starts them reliably.
+    const peers = await mapLimit(
       Array.from({ length: REAL }, (_, i) => i),
       2,
-      // A loaded machine can miss a node's start deadline: try again (a new node each time).
-      async (i) => {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await erl.startNode(attempt ? `p${i}r${attempt}` : `p${i}`);
-          } catch (e) {
-            if (attempt >= 2) throw e;
-            log(`peer p${i} did not start (${(e as Error).message}); again`);
-          }
-        }
-      },
+      (i) =>
+        ProbeNode.start(erl, ebin, `p${i}`, {
+          client: { name: 'none' },
+          env: { CT_PROBE_NO_CLIENT: '1' },
+          sampleMs: 3_600_000,
+        }),
     );
     const real = peers.map((p) => p.name);
     const baseline: { value?: number } = {};
@@ -311,6 +311,7 @@ export default async function run(): Promise<Figure[]> {
       for (const f of figures.slice(-6)) log(formatFigure(f));
     }
   } finally {
+    await ProbeNode.stopAll();
     await erl.stop();
     await c.stop();
   }

@@ -141,12 +141,13 @@ topology_event({object, Obj, At}, S) ->
     case cluster_topology_status:interpret(Obj, maps:get(max_peers, S#s.conf)) of
         {current, Cur} ->
             S1 = clear_trouble([object_gone, malformed, no_status], S),
-            S2 = check_self(S1#s{status = Cur, status_at = At, unknown = undefined}),
-            notify(#{event => status, peers => cluster_topology_status:node_names(maps:get(peers, Cur)),
-                invalid => maps:get(invalid, Cur)}, S2),
+            %% The round starts first: logs and the hook never delay a connect.
+            S2 = submit(S1#s{status = Cur, status_at = At, unknown = undefined, pending = {desired(Cur), At}}),
             [logger:warning("cluster_topology: peer ~s is not a valid node name (~s); it is skipped",
                 [N, P], #{peer => N}) || #{node := N, problem := P} <- maps:get(invalid, Cur)],
-            submit(S2#s{pending = {desired(Cur), At}});
+            notify(#{event => status, peers => cluster_topology_status:node_names(maps:get(peers, Cur)),
+                invalid => maps:get(invalid, Cur)}, S2),
+            check_self(S2);
         {unknown, Why} ->
             set_trouble(no_status, Why, S#s{unknown = Why});
         {error, Why} ->
