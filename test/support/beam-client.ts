@@ -107,6 +107,7 @@ export class ProbeNode {
         '-name',
         name,
         '-noshell',
+        '-noinput',
         '-start_epmd',
         'false',
         '-kernel',
@@ -134,14 +135,22 @@ export class ProbeNode {
     child.stdout!.on('data', (b: Buffer) => p.take(b.toString()));
     child.stderr!.on('data', (b: Buffer) => (p.stderr += b.toString()));
     child.once('exit', () => probes.delete(p));
-    await waitFor(
-      `${name} to start its client`,
-      () => {
-        if (child.exitCode !== null) throw new Error(`${name} exited: ${p.stderr}`);
-        return p.lines.some((l) => l.t === 'ready');
-      },
-      30_000,
-    );
+    try {
+      await waitFor(
+        `${name} to start its client`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`${name} exited: ${p.stderr}`);
+          const error = p.lines.find((l) => l.t === 'error');
+          if (error) throw new Error(`${name}: ${JSON.stringify(error).slice(0, 2000)}`);
+          return p.lines.some((l) => l.t === 'ready');
+        },
+        60_000,
+      );
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\n${p.output.slice(-2000)}\n${p.stderr.slice(-2000)}`, {
+        cause: e,
+      });
+    }
     return p;
   }
 
@@ -189,6 +198,17 @@ export class ProbeNode {
 
   send(command: string): void {
     this.child.stdin!.write(`${command}\n`);
+  }
+
+  /** Sends a command and waits for the first line of type `t` after it. */
+  async ask(command: string, t: string, timeoutMs = 10_000): Promise<ProbeLine> {
+    const from = this.lines.length;
+    this.send(command);
+    return waitFor(
+      `${this.name}: ${command}`,
+      () => this.lines.slice(from).find((l) => l.t === t),
+      timeoutMs,
+    );
   }
 
   /** The client's state, asked now. */

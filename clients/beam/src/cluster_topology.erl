@@ -45,7 +45,7 @@ start_link(Opts) ->
                 Name -> gen_server:start_link({local, Name}, ?MODULE, Conf, [])
             end;
         {error, Msg} ->
-            logger:error("cluster_topology: ~s", [Msg], #{domain => [cluster_topology]}),
+            logger:error("cluster_topology: ~s", [Msg]),
             {error, {bad_options, Msg}}
     end.
 
@@ -74,7 +74,7 @@ stop(Server) -> gen_server:stop(Server).
 
 init(#{namespace := NS, name := Name} = Conf) ->
     process_flag(trap_exit, true),
-    logger:set_process_metadata(#{domain => [cluster_topology], topology => <<NS/binary, "/", Name/binary>>}),
+    logger:set_process_metadata(#{topology => <<NS/binary, "/", Name/binary>>}),
     ok = net_kernel:monitor_nodes(true, [nodedown_reason]),
     Self = atom_to_binary(node(), utf8),
     Readers0 = #{topology => cluster_topology_reader:start_link(self(), topology, Conf)},
@@ -141,12 +141,13 @@ topology_event({object, Obj, At}, S) ->
     case cluster_topology_status:interpret(Obj, maps:get(max_peers, S#s.conf)) of
         {current, Cur} ->
             S1 = clear_trouble([object_gone, malformed, no_status], S),
-            S2 = check_self(S1#s{status = Cur, status_at = At, unknown = undefined}),
-            notify(#{event => status, peers => cluster_topology_status:node_names(maps:get(peers, Cur)),
-                invalid => maps:get(invalid, Cur)}, S2),
+            %% The round starts first: logs and the hook never delay a connect.
+            S2 = submit(S1#s{status = Cur, status_at = At, unknown = undefined, pending = {desired(Cur), At}}),
             [logger:warning("cluster_topology: peer ~s is not a valid node name (~s); it is skipped",
                 [N, P], #{peer => N}) || #{node := N, problem := P} <- maps:get(invalid, Cur)],
-            submit(S2#s{pending = {desired(Cur), At}});
+            notify(#{event => status, peers => cluster_topology_status:node_names(maps:get(peers, Cur)),
+                invalid => maps:get(invalid, Cur)}, S2),
+            check_self(S2);
         {unknown, Why} ->
             set_trouble(no_status, Why, S#s{unknown = Why});
         {error, Why} ->
@@ -284,8 +285,17 @@ round_done(Result, #s{running = {_, SeenAt, Plan}} = S) ->
 submit_pending(#s{pending = undefined} = S) -> S;
 submit_pending(S) -> submit(S).
 
-schedule_retry(_Ms, #s{retry_timer = T} = S) when T =/= undefined -> S;
-schedule_retry(Ms, S) -> S#s{retry_timer = erlang:send_after(Ms, self(), retry)}.
+%% One timer: a sooner retry (a dropped connection) replaces a later one (a failed connect).
+schedule_retry(Ms, #s{retry_timer = T} = S) when T =/= undefined ->
+    case erlang:read_timer(T) of
+        Left when is_integer(Left), Left =< Ms ->
+            S;
+        _ ->
+            erlang:cancel_timer(T),
+            S#s{retry_timer = erlang:send_after(Ms, self(), retry)}
+    end;
+schedule_retry(Ms, S) ->
+    S#s{retry_timer = erlang:send_after(Ms, self(), retry)}.
 
 log_round(#{connected := _, failed_connects := F, disconnected := D, failed_disconnects := FD}, Called) ->
     Called =/= [] andalso

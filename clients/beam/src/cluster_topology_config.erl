@@ -6,7 +6,7 @@
 
 -export([parse/1, parse/2, defaults/0, backoff/4]).
 
--define(SA_DIR, "/var/run/secrets/kubernetes.io/serviceaccount").
+-define(SA_DIR, <<"/var/run/secrets/kubernetes.io/serviceaccount">>).
 
 defaults() ->
     #{

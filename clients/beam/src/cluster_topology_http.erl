@@ -76,9 +76,14 @@ close(C) -> close_conn(C).
 %% @doc TLS options: the peer is verified against the CA, with the host name (or IP) checked.
 ssl_options(#{host := Host, ca_file := CA} = O) ->
     Sni =
-        case inet:parse_address(Host) of
-            {ok, _} -> [{server_name_indication, disable}];
-            _ -> [{server_name_indication, Host}]
+        case inet:parse_strict_address(Host) of
+            {ok, IP} ->
+                %% OTP checks host names against the SNI name, and SNI cannot carry an IP
+                %% address: the certificate's IP SAN is checked here instead.
+                [{server_name_indication, disable}, {verify_fun, {fun verify_ip/3, IP}}];
+            _ ->
+                [{server_name_indication, Host},
+                 {customize_hostname_check, [{match_fun, public_key:pkix_verify_hostname_match_fun(https)}]}]
         end,
     Client =
         case O of
@@ -90,10 +95,19 @@ ssl_options(#{host := Host, ca_file := CA} = O) ->
     [
         {verify, verify_peer},
         {cacertfile, CA},
-        {depth, 10},
-        {customize_hostname_check, [{match_fun, public_key:pkix_verify_hostname_match_fun(https)}]}
+        {depth, 10}
         | Sni ++ Client
     ].
+
+%% The chain is verified as usual (any bad_cert fails); the peer's own certificate must name IP.
+verify_ip(_Cert, {bad_cert, _} = Reason, _IP) -> {fail, Reason};
+verify_ip(_Cert, {extension, _}, IP) -> {unknown, IP};
+verify_ip(_Cert, valid, IP) -> {valid, IP};
+verify_ip(Cert, valid_peer, IP) ->
+    case public_key:pkix_verify_hostname(Cert, [{ip, IP}]) of
+        true -> {valid, IP};
+        false -> {fail, {bad_cert, hostname_check_failed}}
+    end.
 
 %% ---------------------------------------------------------------------------------------------
 

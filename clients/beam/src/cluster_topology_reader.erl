@@ -32,7 +32,7 @@ start_link(Parent, Kind, Conf) ->
     proc_lib:spawn_link(?MODULE, init, [Parent, Kind, Conf]).
 
 init(Parent, Kind, #{api := Api, namespace := NS, name := Name} = Conf) ->
-    logger:set_process_metadata(#{domain => [cluster_topology], topology => <<NS/binary, "/", Name/binary>>, reader => Kind}),
+    logger:set_process_metadata(#{topology => <<NS/binary, "/", Name/binary>>, reader => Kind}),
     {Coll, ObjName} =
         case Kind of
             topology ->

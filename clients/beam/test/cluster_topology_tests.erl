@@ -134,6 +134,9 @@ config_test_() ->
         token_file => <<"/t">>, ca_file => <<"/ca">>, service_account_dir => <<"/nonexistent">>},
     [?_assertMatch({ok, #{api := #{host := "127.0.0.1", port := 6443, tls := true}, namespace := <<"app">>}}, P(Base)),
      ?_assertMatch({ok, _}, P(maps:to_list(Base))),
+     %% out of a pod, with the default service account directory (absent here)
+     ?_assertMatch({ok, #{cert_file := <<"/c">>, token_file := undefined}},
+         P(maps:without([token_file, service_account_dir], Base#{cert_file => "/c", key_file => "/k"}))),
      ?_assertMatch({error, <<"unknown options: [colour]", _/binary>>}, P(Base#{colour => red})),
      ?_assertMatch({error, _}, P(maps:remove(name, Base))),
      ?_assertMatch({error, _}, P(Base#{retry_ms => 0})),
@@ -214,3 +217,57 @@ http_watch_event_too_large_test() ->
 http_watch_refused_test() ->
     C = serve([<<"HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\n\r\n{}">>]),
     ?assertMatch({status, 403, <<"{}">>}, cluster_topology_http:watch_open(C, <<"/w">>, [])).
+
+%% --- TLS: the API server's certificate is verified, host name or IP included ----------------
+
+openssl(Dir, Args) ->
+    Cmd = "cd '" ++ Dir ++ "' && openssl " ++ Args ++ " >/dev/null 2>&1 && echo ok",
+    "ok\n" = os:cmd(Cmd).
+
+make_certs(Dir) ->
+    openssl(Dir, "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=ca -keyout ca.key -out ca.crt"),
+    openssl(Dir, "req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other -keyout other.key -out other.crt"),
+    [begin
+         openssl(Dir, "req -newkey rsa:2048 -nodes -subj /CN=x -keyout " ++ F ++ ".key -out " ++ F ++ ".csr"),
+         ok = file:write_file(filename:join(Dir, F ++ ".ext"), "subjectAltName=" ++ San ++ "\n"),
+         openssl(Dir, "x509 -req -in " ++ F ++ ".csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile "
+             ++ F ++ ".ext -out " ++ F ++ ".crt")
+     end || {F, San} <- [{"ip", "IP:127.0.0.1"}, {"dns", "DNS:localhost"}, {"wrong", "DNS:example.com,IP:10.9.9.9"}]],
+    ok.
+
+tls_handshake(Dir, ServerCert, Host, CA) ->
+    F = fun(N) -> filename:join(Dir, N) end,
+    {ok, L} = ssl:listen(0, [{certfile, F(ServerCert ++ ".crt")}, {keyfile, F(ServerCert ++ ".key")},
+        {reuseaddr, true}, binary, {active, false}, {ip, {127, 0, 0, 1}}]),
+    {ok, {_, Port}} = ssl:sockname(L),
+    spawn(fun() ->
+        {ok, S} = ssl:transport_accept(L, 5000),
+        _ = ssl:handshake(S, 5000),
+        timer:sleep(200),
+        ssl:close(L)
+    end),
+    Opts = cluster_topology_http:ssl_options(#{host => Host, ca_file => F(CA)}),
+    case ssl:connect(Host, Port, [binary, {active, false} | Opts], 5000) of
+        {ok, S} -> ssl:close(S), ok;
+        {error, E} -> {error, E}
+    end.
+
+tls_verification_test_() ->
+    {setup,
+        fun() ->
+            {ok, _} = application:ensure_all_started(ssl),
+            logger:set_module_level([ssl_handshake, ssl_alert, tls_connection, ssl_connection, tls_server_connection,
+                tls_client_connection, ssl_gen_statem], none),
+            Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "ct-tls-" ++ integer_to_list(erlang:unique_integer([positive]))),
+            ok = filelib:ensure_dir(filename:join(Dir, "x")),
+            make_certs(Dir),
+            Dir
+        end,
+        fun(Dir) ->
+            [?_assertEqual(ok, tls_handshake(Dir, "ip", "127.0.0.1", "ca.crt")),
+             ?_assertEqual(ok, tls_handshake(Dir, "dns", "localhost", "ca.crt")),
+             ?_assertMatch({error, _}, tls_handshake(Dir, "wrong", "127.0.0.1", "ca.crt")),
+             ?_assertMatch({error, _}, tls_handshake(Dir, "dns", "127.0.0.1", "ca.crt")),
+             ?_assertMatch({error, _}, tls_handshake(Dir, "ip", "localhost", "ca.crt")),
+             ?_assertMatch({error, _}, tls_handshake(Dir, "ip", "127.0.0.1", "other.crt"))]
+        end}.

@@ -313,15 +313,17 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
       await import('node:fs/promises').then((f) => f.readFile(s.pki.caCert)),
     );
     await writeFile(join(dir, 'namespace'), NS);
-    await addPod('h');
     const h = await startNode('h', dir);
     await waitFor('h to report 401', async () => (await h.state()).trouble?.cause === 'unauthorized', 30_000);
-    expect(h.lastNodes()).toEqual([]);
+    expect((await h.state()).status.seen).toBe(false);
     // As the kubelet does it: a new file swapped in.
     await writeFile(join(dir, 'token.new'), token);
     await rename(join(dir, 'token.new'), join(dir, 'token'));
-    await meshOf(['a', 'b', 'c', 'e', 'h']);
+    await waitFor('h to read its topology', async () => (await h.state()).status.seen, 30_000);
     expect((await h.state()).trouble).toBeNull();
+    await addPod('h');
+    await meshOf(['a', 'b', 'c', 'e', 'h']);
+    expect((await h.state()).self_check.ok).toBe(true);
   });
 
   it('TLS distribution (-proto_dist inet_tls): nodes the sidecar cannot drive mesh through the client', async () => {
@@ -396,9 +398,9 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
       binding('beam-tls', { kind: 'User', name: 'beam-tls', apiGroup: 'rbac.authorization.k8s.io' }),
     ]);
     const members = ['t1', 't2', 't3'];
-    for (const m of members) await addPod(m, { labels: { 'netzlive/pod-type': 'tls-service' } });
-    for (const m of members) {
-      const p = await ProbeNode.start(erl, ebin, m, {
+    // The nodes start first (in parallel), then their pods are listed.
+    const started = members.map((m) =>
+      ProbeNode.start(erl, ebin, m, {
         client: {
           name: 'tls',
           namespace: NS,
@@ -410,10 +412,13 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
         },
         hostname: m,
         erlArgs: ['-proto_dist', 'inet_tls', '-ssl_dist_optfile', f('dist.conf')],
-      });
-      nodes.set(m, p);
-    }
-    await meshOf(members);
+      }),
+    );
+    for (const [i, p] of (await Promise.all(started)).entries()) nodes.set(members[i]!, p);
+    for (const m of members) await addPod(m, { labels: { 'netzlive/pod-type': 'tls-service' } });
+    await meshOf(members).catch((e: Error) => {
+      throw new Error(`${e.message}\n${nodes.get('t1')!.output.slice(0, 3000)}`);
+    });
     const st = await nodes.get('t1')!.state();
     expect(st.self_check.ok).toBe(true);
     // Not one of the plain-TCP nodes got in, nor did a TLS node reach them.
@@ -424,7 +429,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
         .some((n) => n.startsWith('t')),
     ).toBe(false);
     expect((await topologyStatus(s, NS, 'tls'))?.peers?.length).toBe(3);
-  });
+  }, 300_000);
 
   it('the client needs nothing beyond get/watch on its own objects', async () => {
     const kc = await kubectl(s, [

@@ -1,0 +1,332 @@
+/**
+ * The BEAM client library (clients/beam) in a real VM, at 100 and 1,000 listed peers, with the
+ * sidecar agent's figures from bench/agent.bench.ts beside it in the same run.
+ *
+ * On a real control plane (etcd + kube-apiserver), one ClusterTopology whose status this bench
+ * writes as the operator does (no operator runs: the client's own costs are measured), and
+ * BENCH_BEAM_REAL (100) real BEAM peer nodes on loopback. The client runs in `m@127.0.0.1`
+ * under the test probe (test/fixtures/beam-client/ct_probe.erl), which reports memory,
+ * reductions and — by call tracing of the client's processes — every `net_kernel:connect_node/1`
+ * and `erlang:disconnect_node/1` they make, with its time.
+ *
+ * - Memory the client adds: its processes' memory plus the refc binaries they hold, once the
+ *   list is applied; and the VM's `erlang:memory(total)` growth from before the client started.
+ * - A minute with nothing changing: CPU seconds of the whole VM (/proc), minus the same VM's
+ *   idle minute before the client started; connect/disconnect calls in that minute.
+ * - Status change → connect_node called: the bench adds one peer to the status (a PATCH of the
+ *   status subresource) and waits for the traced call; from the PATCH, and from the moment the
+ *   client decoded the event.
+ * - OS processes: children of the VM's OS process, before and after the client started.
+ *
+ * At 1,000 peers only BENCH_BEAM_REAL of them run; the others are names no node answers to.
+ * Their failed connects are retried after `retry_ms`, set here past the idle minute, so the
+ * minute measures the client, not the retry of peers that do not exist (the figure says so).
+ *
+ * Knobs: BENCH_BEAM_REAL (100), BENCH_BEAM_CHANGES (30), BENCH_BEAM_IDLE_MS (60000),
+ * BENCH_BEAM_SIDECAR (1: run bench/agent.bench.ts too and put its figures beside).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { formatFigure, type Figure } from './figure.js';
+import { startBenchCluster, type BenchCluster } from './bench-cluster.js';
+import { onCleanup, runCleanups } from './cleanup.js';
+import { mapLimit } from './concurrency.js';
+import { percentile } from './stats.js';
+import { ErlangTestEnv } from '../operator/devcluster/beam.js';
+import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
+
+const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
+const REAL = env('BENCH_BEAM_REAL', 100);
+const CHANGES = env('BENCH_BEAM_CHANGES', 30);
+const IDLE_MS = env('BENCH_BEAM_IDLE_MS', 60_000);
+const SIDECAR = env('BENCH_BEAM_SIDECAR', 1) === 1;
+const SIZES = [100, 1000];
+const TOPOLOGY = 'beam';
+const CLOCK_TICKS = 100;
+
+const log = (l: string) =>
+  process.stderr.write(`[beam-client bench ${new Date().toISOString().slice(11, 19)}] ${l}\n`);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function childProcesses(pid: number): Promise<number> {
+  let n = 0;
+  for (const e of await readdir('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = await readFile(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) n++;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+function peer(name: string) {
+  const short = name.slice(0, name.indexOf('@'));
+  return {
+    nodeName: name,
+    pod: short,
+    uid: `uid-${short}`,
+    podIP: '127.0.0.1',
+    node: '',
+    hostSource: 'PodIP',
+    nameSource: 'PodName',
+    terminating: false,
+  };
+}
+
+async function writeStatus(c: BenchCluster, names: readonly string[]): Promise<void> {
+  const path = `/apis/cluster.netzlive.io/v1alpha1/namespaces/${c.namespace}/clustertopologies/${TOPOLOGY}/status`;
+  await c.kube.request('PATCH', path, {
+    body: {
+      status: {
+        peers: [...names].sort().map(peer),
+        peerCount: names.length,
+        lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() },
+      },
+    },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
+interface SizeResult {
+  peers: number;
+  processMemory: number;
+  binaryRefs: number;
+  vmGrowth: number;
+  idleCpu: number;
+  idleCalls: number;
+  idleReductions: number;
+  fromPatch: number[];
+  fromEvent: number[];
+  extraProcesses: number;
+}
+
+async function measureSize(
+  c: BenchCluster,
+  erl: ErlangTestEnv,
+  ebin: string,
+  real: readonly string[],
+  size: number,
+  baselineCpuPerMin: { value?: number },
+): Promise<SizeResult> {
+  const listed = [
+    ...real,
+    ...Array.from({ length: Math.max(0, size - real.length) }, (_, i) => `ghost${i}@127.0.0.1`),
+  ].slice(0, size);
+  await writeStatus(c, []);
+  const m = await ProbeNode.start(erl, ebin, `m${size}`, {
+    client: {
+      name: TOPOLOGY,
+      namespace: c.namespace,
+      api_url: c.state.server,
+      ca_file: c.state.pki.caCert,
+      cert_file: join(c.state.pki.dir, 'admin.crt'),
+      key_file: join(c.state.pki.dir, 'admin.key'),
+      retry_ms: 3_600_000,
+      max_peers: 5000,
+    },
+    hostname: `m${size}`,
+    sampleMs: 3_600_000,
+    env: { CT_PROBE_NO_CLIENT: '1' },
+  });
+  const stop = onCleanup(`node m${size}`, () => m.stop());
+  try {
+    const before = await m.ask('measure', 'measure');
+    const pid = before.os_pid as number;
+    const childrenBefore = await childProcesses(pid);
+    if (baselineCpuPerMin.value === undefined) {
+      log(`idle minute of a VM without the client`);
+      const c0 = await cpuSeconds(pid);
+      await sleep(IDLE_MS);
+      baselineCpuPerMin.value = ((await cpuSeconds(pid)) - c0) * (60_000 / IDLE_MS);
+    }
+    await m.ask('start_client', 'started');
+    await m.ask('trace', 'tracing');
+    const t0 = Date.now();
+    await writeStatus(c, listed);
+    // The round that applied the list.
+    await m.ask('state', 'state');
+    const applied = await waitLine(m, (l) => l.t === 'event' && l.event === 'round' && l.at >= t0, 120_000);
+    log(
+      `${size} peers: round connected ${(applied.connected as string[]).length}, failed ${(applied.failed_connects as unknown[]).length}`,
+    );
+    await sleep(5_000);
+    const after = await m.ask('measure', 'measure');
+    const childrenAfter = await childProcesses(pid);
+
+    log(`${size} peers: idle minute`);
+    const callsFrom = m.lines.length;
+    const cpu0 = await cpuSeconds(pid);
+    const red0 = (await m.ask('measure', 'measure')).reductions as number;
+    await sleep(IDLE_MS);
+    const cpu1 = await cpuSeconds(pid);
+    const red1 = (await m.ask('measure', 'measure')).reductions as number;
+    const idleCalls = m.lines.slice(callsFrom).filter((l) => l.t === 'dist_call').length;
+
+    log(`${size} peers: ${CHANGES} status changes`);
+    const fromPatch: number[] = [];
+    const fromEvent: number[] = [];
+    let current = [...listed];
+    for (let k = 0; k < CHANGES; k++) {
+      const name = `late${k}@127.0.0.1`;
+      current = [...current, name];
+      const from = m.lines.length;
+      const tPatch = Date.now();
+      await writeStatus(c, current);
+      const call = await waitLine(m, (l) => l.t === 'dist_call' && l.node === name, 30_000, from);
+      const round = await waitLine(
+        m,
+        (l) => l.t === 'event' && l.event === 'round' && (l.called as string[]).includes(name),
+        60_000,
+        from,
+      );
+      fromPatch.push((call.called_at as number) - tPatch);
+      fromEvent.push((call.called_at as number) - (round.status_seen_at as number));
+    }
+    return {
+      peers: size,
+      processMemory: after.process_memory as number,
+      binaryRefs: after.binary_refs as number,
+      vmGrowth: (after.vm_total as number) - (before.vm_total as number),
+      idleCpu: (cpu1 - cpu0) * (60_000 / IDLE_MS) - baselineCpuPerMin.value,
+      idleCalls: idleCalls * (60_000 / IDLE_MS),
+      idleReductions: (red1 - red0) * (60_000 / IDLE_MS),
+      fromPatch,
+      fromEvent,
+      extraProcesses: childrenAfter - childrenBefore,
+    };
+  } finally {
+    await stop();
+  }
+}
+
+async function waitLine(
+  m: ProbeNode,
+  match: (l: ProbeLine) => boolean,
+  timeoutMs: number,
+  from = 0,
+): Promise<ProbeLine> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const hit = m.lines.slice(from).find(match);
+    if (hit) return hit;
+    if (Date.now() > deadline) throw new Error(`${m.name}: timed out waiting for a report`);
+    await sleep(20);
+  }
+}
+
+export default async function run(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  log('control plane');
+  const c = await startBenchCluster(log);
+  const erl = await ErlangTestEnv.start();
+  onCleanup('BEAM nodes', async () => {
+    await ProbeNode.stopAll();
+    await erl.stop();
+  });
+  try {
+    await c.kubectl(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'cluster.netzlive.io/v1alpha1',
+        kind: 'ClusterTopology',
+        metadata: { name: TOPOLOGY, namespace: c.namespace },
+        spec: { selector: 'app=none', pollingInterval: '10s' },
+      }),
+    );
+    const ebin = await buildClient(join(erl.root, 'client'));
+    log(`${REAL} real peer nodes`);
+    // Plain peer nodes (the probe without a client): readiness is their own report on stdout,
+    // no erl_call, so a loaded machine starts them reliably.
+    const peers = await mapLimit(
+      Array.from({ length: REAL }, (_, i) => i),
+      2,
+      (i) =>
+        ProbeNode.start(erl, ebin, `p${i}`, {
+          client: { name: 'none' },
+          env: { CT_PROBE_NO_CLIENT: '1' },
+          sampleMs: 3_600_000,
+        }),
+    );
+    const real = peers.map((p) => p.name);
+    const baseline: { value?: number } = {};
+    for (const size of SIZES) {
+      const r = await measureSize(c, erl, ebin, real, size, baseline);
+      const ghosts = size > REAL ? ` (${REAL} running, ${size - REAL} names no node answers to)` : '';
+      figures.push(
+        {
+          name: `client memory at ${size} listed peers: its processes + refc binaries${ghosts}`,
+          unit: 'MB',
+          samples: [(r.processMemory + r.binaryRefs) / 1e6],
+          goal: size === 1000 ? { op: '<=', value: 2 } : undefined,
+          note: `VM total grew ${(r.vmGrowth / 1e6).toFixed(2)} MB from before the client started`,
+        } as Figure,
+        {
+          name: `client CPU, a minute with nothing changing, ${size} peers (VM minus the same VM idle without it)`,
+          unit: 'CPU-s/min',
+          samples: [r.idleCpu],
+          goal: { op: '<=', value: 0.05 },
+          note: `baseline VM ${baseline.value!.toFixed(3)} CPU-s/min; client reductions ${Math.round(r.idleReductions)}/min`,
+        },
+        {
+          name: `client connect/disconnect calls, a minute with nothing changing, ${size} peers`,
+          unit: 'calls/min',
+          samples: [r.idleCalls],
+          goal: { op: '<=', value: 0 },
+          note:
+            size > REAL
+              ? 'failed connects of absent peers retry after retry_ms (set past the minute here)'
+              : undefined,
+        } as Figure,
+        {
+          name: `status change → connect_node called, from the status PATCH, ${size} peers`,
+          unit: 'ms',
+          samples: r.fromPatch,
+          note: `p50 ${percentile(r.fromPatch, 50).toFixed(1)} / p99 ${percentile(r.fromPatch, 99).toFixed(1)} ms`,
+        },
+        {
+          name: `status change → connect_node called, from the client decoding the event, ${size} peers`,
+          unit: 'ms',
+          samples: r.fromEvent,
+          goal: { op: '<=', value: 50 },
+          note: `p50 ${percentile(r.fromEvent, 50).toFixed(1)} / p99 ${percentile(r.fromEvent, 99).toFixed(1)} ms (goal is on p99)`,
+        },
+        {
+          name: `extra OS processes the client starts, ${size} peers`,
+          unit: 'processes',
+          samples: [r.extraProcesses],
+          goal: { op: '<=', value: 0 },
+        },
+      );
+      for (const f of figures.slice(-6)) log(formatFigure(f));
+    }
+  } finally {
+    await ProbeNode.stopAll();
+    await erl.stop();
+    await c.stop();
+  }
+  if (SIDECAR) {
+    log('the sidecar agent, same run (bench/agent.bench.ts)');
+    const agent = (await import('./agent.bench.js')).default;
+    for (const f of await agent()) figures.push({ ...f, name: `sidecar: ${f.name}` });
+  }
+  return figures;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    for (const figure of await run()) console.log(formatFigure(figure));
+  } finally {
+    await runCleanups();
+  }
+}
