@@ -17,13 +17,15 @@ import {
   type PodView,
 } from './status.js';
 import { conditionOf } from './conditions.js';
+import { LivenessWriter } from '../protocol/liveness-writer.js';
 
 /**
  * The operator's control loop. Reflectors keep three caches — ClusterTopology objects, the
  * pods each topology selects, and Node labels — and every change, and every poll of a
  * topology's pods, puts that topology's key on the work queue. Reconciling a key computes the
- * status from the caches (`status.ts`, a pure function) and patches `/status` when it differs
- * from what was written (or the lastPollTime heartbeat is due).
+ * status from the caches (`status.ts`, a pure function) and patches `/status` only when its
+ * content differs from what was written; a successful poll renews the topology's liveness Lease
+ * instead (docs/status-protocol.md).
  */
 
 export interface ControllerConfig {
@@ -34,6 +36,13 @@ export interface ControllerConfig {
   concurrency: number;
   /** Watch Node objects for failure-domain labels. */
   watchNodes: boolean;
+  /** Who renews the liveness Leases (the operator's identity). */
+  holder?: string;
+  /**
+   * Benchmarks only: also rewrite an unchanged status when its lastPollTime is this old — the
+   * former heartbeat, to measure what it cost readers beside the Lease. Never set in production.
+   */
+  legacyStatusHeartbeatMs?: number;
 }
 
 interface Topology extends KubeObject {
@@ -69,6 +78,8 @@ export class TopologyController {
   private readonly queue: WorkQueue;
   private readonly events: EventRecorder;
   private running = false;
+  private readonly liveness: LivenessWriter;
+  private livenessFailing = false;
 
   constructor(
     private readonly kube: Kube,
@@ -83,6 +94,19 @@ export class TopologyController {
         this.log('warn', 'reconcile failed; retrying with backoff', { key, error: (e as Error).message }),
     });
     this.events = new EventRecorder(kube, 'cluster-topology-operator', log);
+    this.liveness = new LivenessWriter(kube, {
+      holder: config.holder ?? 'cluster-topology-operator',
+      onResult: (result, error) => {
+        // One line per change: a Lease that cannot be written fails on every poll.
+        if ((result === 'error') === this.livenessFailing) return;
+        this.livenessFailing = result === 'error';
+        if (this.livenessFailing)
+          this.log('warn', 'cannot renew a liveness Lease; readers will see liveness stale or unknown', {
+            error: (error as Error).message,
+          });
+        else this.log('info', 'liveness Leases renewed again');
+      },
+    });
   }
 
   start(): void {
@@ -347,6 +371,7 @@ export class TopologyController {
         this.metrics.excluded.remove({ namespace: ns, name });
         this.metrics.lastSuccessfulPoll.remove({ namespace: ns, name });
       }
+      this.liveness.forget(ns, name);
       return { kind: 'Done' };
     }
     if (!rt) {
@@ -384,7 +409,10 @@ export class TopologyController {
       pods: reflector?.items() ?? [],
       nodeLabels: (node) => this.nodes?.get(undefined, node)?.metadata.labels,
     });
-    if (!shouldWrite(previous, next, now)) return { kind: 'Done' };
+    if (!shouldWrite(previous, next) && !this.legacyHeartbeatDue(previous, next, now)) {
+      await this.renewLiveness(topo, lastPoll, refusal, spec);
+      return { kind: 'Done' };
+    }
     const patch = mergePatch(previous ?? {}, next);
     // Field names only: serializing a patch of thousands of peers for a debug line costs as much as the write.
     this.log('debug', 'writing status', { key, fields: Object.keys(patch as object) });
@@ -405,6 +433,7 @@ export class TopologyController {
       throw e;
     }
     rt.written = next;
+    await this.renewLiveness(topo, lastPoll, refusal, spec);
     this.metrics.peers.set({ namespace: ns, name }, next.peerCount ?? 0);
     this.metrics.excluded.set({ namespace: ns, name }, next.excludedCount ?? 0);
     this.announce(
@@ -413,6 +442,33 @@ export class TopologyController {
       next,
     );
     return { kind: 'Done' };
+  }
+
+  /** The Lease says the status is current: renewed after a successful poll once the status is written. */
+  private async renewLiveness(
+    topo: Topology,
+    poll: PollOutcome | undefined,
+    refusal: unknown,
+    spec: ResolvedSpec | undefined,
+  ): Promise<void> {
+    if (!poll || !spec || !topo.metadata.uid) return;
+    const ref = {
+      namespace: topo.metadata.namespace ?? '',
+      name: topo.metadata.name,
+      uid: topo.metadata.uid,
+    };
+    await this.liveness.polled(ref, poll.ok && !refusal, poll.at, pollingIntervalMs(spec));
+  }
+
+  private legacyHeartbeatDue(
+    written: ClusterTopologyStatus | undefined,
+    next: ClusterTopologyStatus,
+    now: Date,
+  ): boolean {
+    const ms = this.config.legacyStatusHeartbeatMs;
+    if (ms === undefined || !next.lastPollTime || next.lastPollTime === written?.lastPollTime) return false;
+    const last = written?.lastPollTime ? Date.parse(written.lastPollTime) : 0;
+    return now.getTime() - last >= ms;
   }
 
   /** Events for what a person would want to hear about: peers joining/leaving, failures, recovery, quorum. */

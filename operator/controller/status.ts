@@ -4,6 +4,7 @@ import { resolvePod, settlePeers, type NamingSettings, type PodVerdict } from '.
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
 import type { Failure } from './reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
+import { deepEqual } from '../protocol/publish.js';
 
 /**
  * The status of one ClusterTopology as a pure function of what the operator knows:
@@ -256,42 +257,8 @@ function finish(
 
 const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
-/** The status without the fields that change on every poll: what decides whether to write. */
-export function statusContent(s: ClusterTopologyStatus | undefined): unknown {
-  if (!s) return undefined;
-  const { lastPollTime: _t, ...rest } = s;
-  return rest;
-}
-
-export const HEARTBEAT_MS = 60_000;
-
-/** Write when the content changed, or when the last written lastPollTime is a minute old. */
-export function shouldWrite(
-  written: ClusterTopologyStatus | undefined,
-  next: ClusterTopologyStatus,
-  now: Date,
-): boolean {
-  if (!deepEqual(statusContent(written), statusContent(next))) return true;
-  if (!next.lastPollTime || next.lastPollTime === written?.lastPollTime) return false;
-  const last = written?.lastPollTime ? Date.parse(written.lastPollTime) : 0;
-  return now.getTime() - last >= HEARTBEAT_MS;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
-}
+// Whether to write is the status protocol's decision (only when the content changes).
+export { deepEqual, shouldWrite, statusContent } from '../protocol/publish.js';
 
 /**
  * A JSON merge patch (RFC 7386) that turns `from` into `to`: changed and new keys are set,

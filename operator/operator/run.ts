@@ -40,6 +40,8 @@ export async function runOperator(
       allowTargetNamespaces: config.allowTargetNamespaces,
       concurrency: config.concurrency,
       watchNodes: config.watchNodes,
+      holder: config.identity ?? defaultIdentity(),
+      ...legacyHeartbeat(),
     },
     metrics,
     log,
@@ -105,4 +107,10 @@ export async function runOperator(
       log('info', 'operator stopped');
     },
   };
+}
+
+/** Benchmarks reproduce the former once-a-minute status rewrite with this variable (bench/reader-traffic). */
+function legacyHeartbeat(): { legacyStatusHeartbeatMs?: number } {
+  const ms = Number(process.env.CTOPO_BENCH_LEGACY_STATUS_HEARTBEAT_MS);
+  return ms > 0 ? { legacyStatusHeartbeatMs: ms } : {};
 }

@@ -4,6 +4,7 @@ import {
   ClusterReadError,
   connectCluster,
   describeFailure,
+  getLiveness,
   getTopology,
   podPath,
 } from '../cluster-access.js';
@@ -77,7 +78,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
           hostnameAnnotation: spec?.naming?.hostnameAnnotation ?? DEFAULT_NAMING_SETTINGS.hostnameAnnotation,
           nodenameAnnotation: spec?.naming?.nodenameAnnotation ?? DEFAULT_NAMING_SETTINGS.nodenameAnnotation,
         },
-        ...(spec?.pollingInterval !== undefined ? { pollingInterval: spec.pollingInterval } : {}),
+        lease: await getLiveness(kube, namespace, name),
         ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
         ...(status !== undefined ? { status } : {}),
       };

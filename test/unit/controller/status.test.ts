@@ -216,12 +216,12 @@ describe('conditions', () => {
 
 describe('writing', () => {
   const ok = computeStatus(base());
-  it('writes when the content changed, not for lastPollTime alone until the minute heartbeat', () => {
-    expect(shouldWrite(undefined, ok, t(0))).toBe(true);
+  it('writes when the content changed, never for lastPollTime alone (no heartbeat: the Lease carries liveness)', () => {
+    expect(shouldWrite(undefined, ok)).toBe(true);
     const later = { ...ok, lastPollTime: t(30).toISOString() };
-    expect(shouldWrite(ok, later, t(30))).toBe(false);
-    expect(shouldWrite(ok, { ...ok, lastPollTime: t(60).toISOString() }, t(60))).toBe(true);
-    expect(shouldWrite(ok, { ...ok, peerCount: 9 }, t(1))).toBe(true);
+    expect(shouldWrite(ok, later)).toBe(false);
+    expect(shouldWrite(ok, { ...ok, lastPollTime: t(3600).toISOString() })).toBe(false);
+    expect(shouldWrite(ok, { ...ok, peerCount: 9 })).toBe(true);
   });
 
   it('a merge patch that turns the old status into the new one, removals as null', () => {
