@@ -19,8 +19,9 @@ import { deepEqual } from '../protocol/publish.js';
  * | not listed: cross-namespace| none (nothing of another namespace is ever published)    | unchanged         | False / True (CrossNamespaceDenied) |
  *
  * Only a list that once succeeded is "known": a failure before any success, and every refusal,
- * go out without lastPollTime, which agents read as a stale status (they keep what they have) —
- * an unknown list is never published as an empty one.
+ * go out without lastPollTime; and an unknown list goes out as the status protocol's "unknown"
+ * (docs/status-protocol.md): without a peers array (a failure before any success) or without
+ * lastResponse (a refusal that does not keep the list) — never as an empty one.
  *
  * "Last known" is the previous status's list, so an operator restart keeps it too.
  * `lastResponse.since` and each condition's `lastTransitionTime` move only when the outcome
@@ -111,8 +112,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
       reason: r.reason,
       message: 'No analysis while the topology is refused.',
     });
+    // A list that is not kept goes out without lastResponse: the status protocol's "unknown"
+    // (docs/status-protocol.md), so readers keep what they have instead of reading "empty".
     return finish(
-      { ...(previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
+      { ...(keep && previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
       keep ? (previous?.peers ?? []) : [],
       keep ? (previous?.excluded ?? []) : [],
       conditions,
@@ -206,7 +209,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     // Readiness is only known from a fresh list; keep the previous verdicts' inputs as they were.
     for (const p of peers) readyByPod.set(p.pod, true);
   }
-  return finish(
+  const out = finish(
     { lastResponse, ...(known ? { lastPollTime: poll.at.toISOString() } : {}) },
     peers,
     excluded,
@@ -214,6 +217,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     input,
     readyByPod,
   );
+  // No list has succeeded yet: no peers array, the status protocol's "unknown"
+  // (docs/status-protocol.md) — readers keep what they have instead of reading "empty".
+  if (!known) delete out.peers;
+  return out;
 }
 
 function finish(
