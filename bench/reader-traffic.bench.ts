@@ -46,7 +46,9 @@ class CountingWatch {
 
   open(): Promise<void> {
     return new Promise((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`watch ${this.path}: no answer within 60 s`)), 60_000);
       const req = httpsRequest(`${this.server}${this.path}`, { agent: this.agent }, (res) => {
+        clearTimeout(timer);
         if (res.statusCode !== 200) return fail(new Error(`watch ${this.path}: ${res.statusCode}`));
         res.on('data', (c: Buffer) => {
           this.bytes += c.length;
@@ -74,7 +76,8 @@ class Readers {
 
   async open(n: number, rv: string): Promise<void> {
     const agent = await this.c.adminAgent(n + 8);
-    for (let i = 0; i < n; i += 50)
+    for (let i = 0; i < n; i += 50) {
+      if (i % 250 === 0) log(`  ${i}/${n} open`);
       await Promise.all(
         Array.from({ length: Math.min(50, n - i) }, () => {
           const w = new CountingWatch(this.c.state.server, this.path(rv), agent);
@@ -82,6 +85,7 @@ class Readers {
           return w.open();
         }),
       );
+    }
   }
 
   /** Bytes the first `n` watches have received in all. */
