@@ -241,6 +241,7 @@ async function measureDesign(
   } catch (e) {
     throw new Error(
       `${(e as Error).message}; operator (${design}) exit ${op.exitCode}, said:\n${op.output.slice(-1500)}`,
+      { cause: e },
     );
   } finally {
     await stopOp();

@@ -1,7 +1,8 @@
-import { GROUP, PLURAL, VERSION } from '../api/schema.js';
-import type { Kube, KubeObject, ObjectList } from '../kube/client.js';
-import { Reflector } from '../controller/reflector.js';
-import type { Failure } from '../controller/reflector-machine.js';
+import type { Kube, KubeObject } from '../kube/client.js';
+import { listWatch } from '../kube/list-watch.js';
+import { leasesPath, topologiesPath } from '../kube/paths.js';
+import { Reflector } from '../kube/reflector.js';
+import type { Failure } from '../kube/reflector-machine.js';
 import {
   leaseNameFor,
   type LeaseRead,
@@ -37,21 +38,9 @@ class OneObject {
     private readonly namespace: string,
     onChange: () => void,
   ) {
-    const query = { fieldSelector: `metadata.name=${name}` };
     this.reflector = new Reflector<KubeObject>({
       name: what,
-      list: async (keep) => {
-        const list = await kube.request<ObjectList>('GET', path, { query });
-        return { ...list, items: list.items.map(keep) };
-      },
-      watch: (rv, onEvent, onDone, idleMs) =>
-        kube.watch(
-          path,
-          { ...query, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 290 },
-          onEvent,
-          onDone,
-          idleMs,
-        ),
+      ...listWatch(kube, path, { query: { fieldSelector: `metadata.name=${name}` } }),
       resyncMs: NO_RESYNC_MS,
       backoffCapMs: 30_000,
       onChange,
@@ -93,11 +82,10 @@ export class TopologyReader {
     /** Read the liveness Lease too (needs get/list/watch on it; without, liveness is unknown). */
     readLease = true,
   ) {
-    const ns = encodeURIComponent(namespace);
     this.topology = new OneObject(
       kube,
       `clustertopology ${namespace}/${name}`,
-      `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`,
+      topologiesPath(namespace),
       name,
       namespace,
       onChange,
@@ -106,7 +94,7 @@ export class TopologyReader {
       ? new OneObject(
           kube,
           `lease ${namespace}/${leaseNameFor(name)}`,
-          `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
+          leasesPath(namespace),
           leaseNameFor(name),
           namespace,
           onChange,

@@ -5,9 +5,9 @@ import {
   type ObjectList,
   type WatchHandle,
   type WatchEventType,
-} from '../kube/client.js';
+} from './client.js';
+import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import {
-  backoffDelay,
   step,
   type Failure,
   type ReflectorAction,
@@ -40,7 +40,14 @@ export interface ReflectorOptions<T extends KubeObject> {
   resyncMs: number;
   /** A watch silent this long (no event, no bookmark) is taken for dead. */
   idleMs?: number;
+  /** Retry delays after a failed list or watch (client-go's shape; `capMs` also as `backoffCapMs`). */
+  backoff?: Partial<BackoffOptions>;
   backoffCapMs?: number;
+  /**
+   * A watch the server ends cleanly sooner than this, having sent nothing, is retried after a
+   * backoff rather than at once (client-go's "very short watch").
+   */
+  minWatchMs?: number;
   /** Keeps only what the controller needs of each object (memory). */
   transform?: (o: KubeObject) => T;
   /** Something changed: `key` (namespace/name) for one object, undefined after a re-list. */
@@ -74,12 +81,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** True once a list has succeeded: the store reflects the server. */
   synced = false;
   lastPoll: PollOutcome | undefined;
-  watching = false;
 
-  constructor(private readonly opts: ReflectorOptions<T>) {}
+  private readonly backoff: Backoff;
 
-  get phase(): ReflectorState['phase'] {
-    return this.state.phase;
+  constructor(private readonly opts: ReflectorOptions<T>) {
+    this.backoff = new Backoff({
+      ...DEFAULT_BACKOFF,
+      capMs: opts.backoffCapMs ?? Math.min(DEFAULT_BACKOFF.capMs, opts.resyncMs),
+      ...opts.backoff,
+    });
+  }
+
+  get name(): string {
+    return this.opts.name;
   }
 
   items(): T[] {
@@ -100,11 +114,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
     clearTimeout(this.idleTimer);
     clearTimeout(this.backoffTimer);
     this.feed({ type: 'Stop' });
-  }
-
-  /** Re-list now (e.g. the controller was asked to poll early). */
-  resync(): void {
-    this.feed({ type: 'ResyncDue' });
   }
 
   private armResync(): void {
@@ -137,13 +146,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         return;
       case 'Wait': {
         clearTimeout(this.backoffTimer);
-        const ms = backoffDelay(
-          a.attempt,
-          Math.random(),
-          500,
-          this.opts.backoffCapMs ?? Math.min(30_000, this.opts.resyncMs),
-        );
-        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), ms);
+        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), this.backoff.next());
         this.backoffTimer.unref?.();
         return;
       }
@@ -188,6 +191,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const generation = ++this.watchGeneration;
     const idleMs = this.opts.idleMs ?? 90_000;
     const current = () => generation === this.watchGeneration;
+    const opened = Date.now();
+    let heard = false;
     const touch = () => {
       clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => {
@@ -201,12 +206,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.idleTimer.unref?.();
     };
     touch();
-    this.watching = true;
     try {
       const handle = await this.opts.watch(
         rv,
         (type, object) => {
           if (!current()) return;
+          heard = true;
           touch();
           const objRv = object?.metadata?.resourceVersion;
           if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
@@ -221,10 +226,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
         },
         (err) => {
           if (!current()) return;
-          this.watching = false;
           clearTimeout(this.idleTimer);
+          const early = !heard && Date.now() - opened < (this.opts.minWatchMs ?? 1000);
           if (err) this.watchFailed(failureOf(err));
-          else this.feed({ type: 'WatchClosed' });
+          else this.feed({ type: 'WatchClosed', early });
         },
         idleMs,
       );
@@ -234,7 +239,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       } else handle.abort();
     } catch (err) {
       if (!current()) return;
-      this.watching = false;
       this.watchFailed(failureOf(err));
     }
   }
@@ -246,7 +250,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   private stopWatch(): void {
     this.watchGeneration++;
-    this.watching = false;
     clearTimeout(this.idleTimer);
     this.watchHandle?.abort();
     this.watchHandle = undefined;
