@@ -217,9 +217,9 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     input,
     readyByPod,
   );
-  // No list has succeeded yet: no peers array, the status protocol's "unknown"
+  // No list has succeeded yet and none is kept: no peers array, the status protocol's "unknown"
   // (docs/status-protocol.md) — readers keep what they have instead of reading "empty".
-  if (!known) delete out.peers;
+  if (!known && previous?.peers === undefined) delete out.peers;
   return out;
 }
 

@@ -13,12 +13,12 @@ function fakeKube() {
   const kube: Kube = {
     server: 'https://fake',
     namespace: 'ns',
-    request: <T>(_m: string, path: string) =>
+    request: () => Promise.reject(new Error('unused')),
+    list: <T>(path: string, _q: unknown, keep: (o: KubeObject) => T) =>
       Promise.resolve({
         metadata: { resourceVersion: '5' },
-        items: path.includes('leases') ? [] : [object],
-      } as T),
-    list: () => Promise.reject(new Error('unused')),
+        items: (path.includes('leases') ? [] : [object]).map(keep),
+      }),
     watch: (path, _q, onEvent, onDone) => {
       watches.push({ path, onDone, onEvent });
       return Promise.resolve({ abort: () => {} });
@@ -63,10 +63,10 @@ describe('the topology reader', () => {
     const { kube } = fakeKube();
     const refusing: Kube = {
       ...kube,
-      request: <T>(m: string, path: string, o?: unknown) =>
+      list: (path, q, keep) =>
         path.includes('leases')
           ? Promise.reject(new ApiError(403, 'Forbidden', 'no'))
-          : kube.request<T>(m, path, o as never),
+          : kube.list(path, q, keep),
     };
     const reader = new TopologyReader(refusing, 'ns', 'web', () => {});
     reader.start();
