@@ -39,7 +39,13 @@ export function agentMetrics() {
     }),
     lastStatus: new Gauge({
       name: 'ctopo_agent_last_status_seen_timestamp_seconds',
-      help: "The lastPollTime of the operator's status the agent last acted on.",
+      help: 'The lastPollTime of the status the agent last acted on: the poll that produced its content (the status is written only when it changes).',
+      registers: [registry],
+    }),
+    liveness: new Gauge({
+      name: 'ctopo_agent_operator_liveness',
+      help: "1 for the state of the operator's liveness Lease for this topology (live, stale, unknown); see docs/status-protocol.md.",
+      labelNames: ['state'],
       registers: [registry],
     }),
     selfCheck: new Gauge({

@@ -1,37 +1,37 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
 import { parseDuration } from '../api/validate.js';
-import type { Failure } from '../kube/reflector-machine.js';
-import { HEARTBEAT_MS } from '../controller/status.js';
-import { isStatusStale, type AgentInput } from './round.js';
+import {
+  exclusionsOfPod,
+  peerNodeNames,
+  peerOfPod,
+  readTopology,
+  type LeaseRead,
+  type Liveness,
+  type ObjectRead,
+  type TopologyObject,
+} from '../protocol/read.js';
+import type { AgentInput } from './round.js';
 
 /**
- * What the agent makes of what it read about its one ClusterTopology — a pure function, so
- * every case of "the agent never disconnects because of its own trouble" is a unit test:
+ * What the agent makes of what it read about its one ClusterTopology and its liveness Lease —
+ * a pure function over the status protocol's reader (`protocol/read.ts`), so every case of "the
+ * agent never disconnects because of its own trouble" is a unit test:
  *
- * | what the agent read                          | input to the round loop        |
- * |----------------------------------------------|--------------------------------|
- * | nothing yet (the first read is under way)    | trouble NoStatusYet            |
- * | the read failed: 401/403                     | trouble Forbidden              |
- * | the read failed: other status or no answer   | trouble ApiUnreachable         |
- * | the object does not exist                    | trouble ObjectGone             |
- * | the object has no status from the operator   | trouble NoStatusYet            |
- * | lastPollTime older than the stale limit      | trouble StatusStale            |
- * | a current status                             | its peers (even none)          |
+ * | what the agent read                              | input to the round loop        |
+ * |--------------------------------------------------|--------------------------------|
+ * | nothing yet (the first read is under way)        | trouble NoStatusYet            |
+ * | the read or the watch failed: 401/403            | trouble Forbidden              |
+ * | the read or the watch failed: other, no answer   | trouble ApiUnreachable         |
+ * | the object does not exist                        | trouble ObjectGone             |
+ * | the object has no status from the operator       | trouble NoStatusYet            |
+ * | the liveness Lease is stale (the one rule)       | trouble StatusStale            |
+ * | a status, Lease live or liveness unknown         | its peers (even none)          |
  *
- * The stale limit allows for the operator writing an unchanged status only once a minute:
- * a minute, plus three polling intervals, plus 30 s.
+ * The staleness rule is the protocol's, stated once in docs/status-protocol.md.
  */
 
-export interface TopologyView {
-  metadata: { name: string; namespace?: string; generation?: number };
-  spec?: { pollingInterval?: string };
-  status?: ClusterTopologyStatus;
-}
-
-export type ReadState =
-  | { kind: 'pending' }
-  | { kind: 'failed'; failure: Failure }
-  | { kind: 'read'; object: TopologyView | undefined };
+export type TopologyView = TopologyObject;
+export type ReadState = ObjectRead;
 
 export const DEFAULT_POLLING_MS = 10_000;
 
@@ -40,43 +40,30 @@ export function pollingMsOf(object: TopologyView | undefined): number {
   return ms !== undefined && ms >= 1000 ? ms : DEFAULT_POLLING_MS;
 }
 
-export function staleLimitMs(pollingMs: number): number {
-  return HEARTBEAT_MS + 3 * pollingMs + 30_000;
-}
-
 /**
  * `ownPod`: this agent's pod. Its own entry is never a peer to dial, whatever name the operator
- * computed for it (a wrong one is the self check's business).
+ * computed for it (a wrong one is the self check's business). `lease`: what it read of the
+ * liveness Lease (not read: liveness unknown, which is reported and never acted on).
  */
-export function agentInputFrom(read: ReadState, now: Date, ownPod?: string): AgentInput {
-  switch (read.kind) {
-    case 'pending':
-      return { kind: 'trouble', cause: 'NoStatusYet', detail: 'the first read is under way' };
-    case 'failed': {
-      const f = read.failure;
-      const forbidden = f.code === 401 || f.code === 403;
-      return {
-        kind: 'trouble',
-        cause: forbidden ? 'Forbidden' : 'ApiUnreachable',
-        detail: f.code ? `${f.code} ${f.reason}: ${f.message}` : f.message,
-      };
-    }
-    case 'read': {
-      const o = read.object;
-      if (!o) return { kind: 'trouble', cause: 'ObjectGone' };
-      const st = o.status;
-      if (!st || !st.lastResponse || !Array.isArray(st.peers))
-        return { kind: 'trouble', cause: 'NoStatusYet' };
-      const limit = staleLimitMs(pollingMsOf(o));
-      if (isStatusStale(st.lastPollTime, now, limit))
-        return {
-          kind: 'trouble',
-          cause: 'StatusStale',
-          detail: `lastPollTime ${st.lastPollTime ?? 'missing'} is older than ${Math.round(limit / 1000)} s`,
-        };
-      return { kind: 'status', peers: st.peers.filter((p) => p.pod !== ownPod).map((p) => p.nodeName) };
-    }
+export function agentInputFrom(
+  read: ReadState,
+  now: Date,
+  ownPod?: string,
+  lease: LeaseRead = { kind: 'unread' },
+): AgentInput {
+  const r = readTopology(read, lease, now);
+  if (r.peers === undefined) {
+    const t = r.trouble!;
+    return t.detail === undefined
+      ? { kind: 'trouble', cause: t.cause }
+      : { kind: 'trouble', cause: t.cause, detail: t.detail };
   }
+  return { kind: 'status', peers: peerNodeNames(r.peers, ownPod) };
+}
+
+/** The liveness the agent reports (log line on change, metric). */
+export function livenessFrom(read: ReadState, lease: LeaseRead, now: Date): Liveness {
+  return readTopology(read, lease, now).liveness;
 }
 
 /** Where this pod stands in the status: its peer entry, its exclusion, or absent. */
@@ -84,9 +71,9 @@ export type SelfEntry =
   { kind: 'peer'; peer: Peer } | { kind: 'excluded'; excluded: ExcludedPod } | { kind: 'absent' };
 
 export function selfEntry(status: ClusterTopologyStatus | undefined, podName: string): SelfEntry {
-  const peer = status?.peers?.find((p) => p.pod === podName);
+  const peer = peerOfPod(status, podName);
   if (peer) return { kind: 'peer', peer };
-  const excluded = status?.excluded?.find((e) => e.pod === podName);
+  const excluded = exclusionsOfPod(status, podName)[0];
   if (excluded) return { kind: 'excluded', excluded };
   return { kind: 'absent' };
 }

@@ -10,10 +10,19 @@ import { createConnector, type Connector } from './connectors/index.js';
 import { connectorConfigFrom, type AgentConfig } from './config.js';
 import { fileMemory } from './memory.js';
 import { agentMetrics, type AgentMetrics } from './metrics.js';
-import { agentInputFrom, checkSelf, pollingMsOf, selfEntry, type SelfCheck } from './observe.js';
+import {
+  agentInputFrom,
+  checkSelf,
+  livenessFrom,
+  pollingMsOf,
+  selfEntry,
+  type SelfCheck,
+} from './observe.js';
 import { RoundLoop } from './round-loop.js';
 import { TROUBLE_CAUSES } from './round.js';
 import { TopologyReader } from './topology-reader.js';
+import { TroubleReport } from './trouble-report.js';
+import { decideAgentAction } from './round.js';
 
 /**
  * The agent beside one application: it follows one ClusterTopology and runs the seed's round
@@ -120,21 +129,41 @@ export async function runAgent(
           error: 'error' in f ? f.error : '',
         });
     },
-    onKeep: (a) => {
-      trouble = a.message;
-      for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, c === a.cause ? 1 : 0);
-      log('warn', a.message, { cause: a.cause });
-    },
+    // Trouble is reported by tick() when it is read, not when the loop gets to it.
+    onKeep: () => {},
     onError: (e) => log('error', 'round failed', { error: (e as Error).message }),
   });
 
+  const troubleReport = new TroubleReport();
+  let liveness = '';
   const tick = async () => {
     if (stopped) return;
     const read = reader.state();
-    const input = agentInputFrom(read, new Date(), podName);
+    const lease = reader.leaseState();
+    const now = new Date();
+    const input = agentInputFrom(read, now, podName, lease);
+    // Trouble and liveness are reported as soon as they are read (a broken watch within
+    // seconds), one log line per change and a periodic reminder.
+    const action = decideAgentAction(input);
+    const cause = action.action === 'keep' ? action.cause : undefined;
+    trouble = action.action === 'keep' ? action.message : '';
+    for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, c === cause ? 1 : 0);
+    const line = troubleReport.update(
+      action.action === 'keep' ? { cause: action.cause, message: action.message } : undefined,
+    );
+    if (line) log(line.level, line.message, line.meta);
+    const live = livenessFrom(read, lease, now);
+    for (const st of ['live', 'stale', 'unknown'] as const)
+      metrics.liveness.set({ state: st }, st === live.state ? 1 : 0);
+    if (live.state !== liveness) {
+      liveness = live.state;
+      log(live.state === 'live' ? 'info' : 'warn', `operator liveness ${live.state}`, {
+        ...(live.state === 'unknown'
+          ? { why: live.why }
+          : { renewTime: live.renewTime, limitSeconds: live.limitS }),
+      });
+    }
     if (input.kind === 'status') {
-      trouble = '';
-      for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, 0);
       statusSeen = true;
       const object = read.kind === 'read' ? read.object : undefined;
       if (object?.status?.lastPollTime) metrics.lastStatus.set(Date.parse(object.status.lastPollTime) / 1000);

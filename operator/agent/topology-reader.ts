@@ -1,50 +1,140 @@
 import type { Kube, KubeObject } from '../kube/client.js';
 import { listWatch } from '../kube/list-watch.js';
-import { topologiesPath } from '../kube/paths.js';
+import { leasesPath, topologiesPath } from '../kube/paths.js';
 import { Reflector } from '../kube/reflector.js';
-import type { ReadState, TopologyView } from './observe.js';
+import type { Failure } from '../kube/reflector-machine.js';
+import {
+  leaseNameFor,
+  type LeaseRead,
+  type LeaseView,
+  type ObjectRead,
+  type TopologyObject,
+} from '../protocol/read.js';
 
 /**
- * Reads one ClusterTopology: a list and a watch narrowed to it by name (a fieldSelector, which
- * is also what lets RBAC restrict an agent to this one object with `resourceNames`). It is the
- * operator's reflector, so it resumes, re-lists and never stops silently.
+ * Reads one ClusterTopology and its liveness Lease as the status protocol says
+ * (docs/status-protocol.md): each a list narrowed to the one object by name (a fieldSelector,
+ * which is also what lets RBAC restrict a reader to it with `resourceNames`), then a watch from
+ * the list's resourceVersion with bookmarks; a re-list only on 410 Gone. No periodic re-list:
+ * a reader receives the object only when the operator changed it.
+ *
+ * A broken watch counts as a failed read at once (it used to wait for the next re-list), and
+ * the watch being open again clears it.
  */
-export class TopologyReader {
-  private readonly reflector: Reflector<KubeObject>;
+
+/** No periodic re-list (the protocol); the reflector still wants a period, so: a day. */
+const NO_RESYNC_MS = 24 * 3600_000;
+
+class OneObject {
+  readonly reflector: Reflector<KubeObject>;
+  /** The last watch failure since the watch was last open; undefined while it is healthy. */
+  watchFailure: Failure | undefined;
 
   constructor(
     kube: Kube,
+    what: string,
+    path: string,
+    readonly name: string,
     private readonly namespace: string,
-    private readonly name: string,
     onChange: () => void,
-    onRestart?: (why: string) => void,
   ) {
     this.reflector = new Reflector<KubeObject>({
-      name: `clustertopology ${namespace}/${name}`,
-      ...listWatch(kube, topologiesPath(namespace), { query: { fieldSelector: `metadata.name=${name}` } }),
-      resyncMs: 30_000,
+      name: what,
+      ...listWatch(kube, path, { query: { fieldSelector: `metadata.name=${name}` } }),
+      resyncMs: NO_RESYNC_MS,
+      backoffCapMs: 30_000,
       onChange,
-      onPoll: onChange,
-      onRestart,
+      onPoll: (p) => {
+        if (p.ok) this.watchFailure = undefined;
+        onChange();
+      },
+      onWatchFailure: (f) => {
+        this.watchFailure = f;
+        onChange();
+      },
+      onWatchOpen: () => {
+        if (!this.watchFailure) return;
+        this.watchFailure = undefined;
+        onChange();
+      },
     });
   }
 
-  start(): void {
-    this.reflector.start();
-  }
-
-  stop(): void {
-    this.reflector.stop();
-  }
-
-  /** What the agent knows now: still waiting, the last read failed, or the object (or its absence). */
-  state(): ReadState {
+  /** Pending, failed (the last list, or the watch since), or the object (undefined: none). */
+  read(): { kind: 'pending' } | { kind: 'failed'; failure: Failure } | { kind: 'read'; object?: KubeObject } {
     const poll = this.reflector.lastPoll;
     if (!poll) return { kind: 'pending' };
     if (!poll.ok) return { kind: 'failed', failure: poll.failure };
-    return {
-      kind: 'read',
-      object: this.reflector.get(this.namespace, this.name) as unknown as TopologyView | undefined,
-    };
+    if (this.watchFailure) return { kind: 'failed', failure: this.watchFailure };
+    return { kind: 'read', object: this.reflector.get(this.namespace, this.name) };
+  }
+}
+
+export class TopologyReader {
+  private readonly topology: OneObject;
+  private readonly lease: OneObject | undefined;
+
+  constructor(
+    kube: Kube,
+    namespace: string,
+    name: string,
+    onChange: () => void,
+    /** Read the liveness Lease too (needs get/list/watch on it; without, liveness is unknown). */
+    readLease = true,
+  ) {
+    this.topology = new OneObject(
+      kube,
+      `clustertopology ${namespace}/${name}`,
+      topologiesPath(namespace),
+      name,
+      namespace,
+      onChange,
+    );
+    this.lease = readLease
+      ? new OneObject(
+          kube,
+          `lease ${namespace}/${leaseNameFor(name)}`,
+          leasesPath(namespace),
+          leaseNameFor(name),
+          namespace,
+          onChange,
+        )
+      : undefined;
+  }
+
+  start(): void {
+    this.topology.reflector.start();
+    this.lease?.reflector.start();
+  }
+
+  stop(): void {
+    this.topology.reflector.stop();
+    this.lease?.reflector.stop();
+  }
+
+  /** What the reader knows now of the object: still waiting, the read failed, or the object (or its absence). */
+  state(): ObjectRead {
+    const r = this.topology.read();
+    if (r.kind !== 'read') return r;
+    return { kind: 'read', object: r.object as unknown as TopologyObject | undefined };
+  }
+
+  /** What it knows of the liveness Lease. */
+  leaseState(): LeaseRead {
+    if (!this.lease) return { kind: 'unread' };
+    const r = this.lease.read();
+    switch (r.kind) {
+      case 'pending':
+        return { kind: 'unreadable', message: 'not read yet' };
+      case 'failed':
+        return {
+          kind: 'unreadable',
+          message: r.failure.code
+            ? `${r.failure.code} ${r.failure.reason}: ${r.failure.message}`
+            : r.failure.message,
+        };
+      case 'read':
+        return r.object ? { kind: 'found', lease: r.object as unknown as LeaseView } : { kind: 'missing' };
+    }
   }
 }

@@ -8,8 +8,10 @@ import { TopologyReader } from './topology-reader.js';
  * For Node.js applications that form their own cluster: calls `onChange(peers)` with the peer
  * node names of one ClusterTopology whenever they change — with the agent's semantics: a list
  * from a current status only (an empty one included), never an empty list because the API is
- * unreachable, forbidden, the object is gone or the status is stale (`onTrouble` hears those).
- * It re-checks every pollingInterval, so a stale status is noticed even when nothing changes.
+ * unreachable, forbidden, the object is gone or the operator's liveness Lease is stale
+ * (`onTrouble` hears those; docs/status-protocol.md). It re-checks every pollingInterval, so a
+ * stale Lease is noticed even when nothing changes. Reading the Lease needs get/list/watch on it;
+ * without, liveness is unknown and the peers are used as they are.
  */
 export interface WatchPeersOptions {
   namespace: string;
@@ -61,7 +63,9 @@ export function watchPeers(
   let stopped = false;
   const check = () => {
     if (stopped) return;
-    const action = decideAgentAction(agentInputFrom(reader.state(), new Date()));
+    const action = decideAgentAction(
+      agentInputFrom(reader.state(), new Date(), undefined, reader.leaseState()),
+    );
     if (action.action === 'keep') return opts.onTrouble?.(action.cause, action.message);
     const read = reader.state();
     const statusPeers = read.kind === 'read' ? (read.object?.status?.peers ?? []) : [];

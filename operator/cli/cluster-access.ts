@@ -1,4 +1,5 @@
 import { GROUP, KIND, PLURAL, VERSION } from '../api/schema.js';
+import { leaseNameFor, type LeaseRead, type LeaseView } from '../protocol/read.js';
 import type { ClusterTopologySpec, ClusterTopologyStatus } from '../api/types.generated.js';
 import { ApiError, connect, TransportError, type Kube } from '../kube/client.js';
 import { UsageError } from './command.js';
@@ -89,4 +90,24 @@ export function describeFailure(e: unknown, what: string, kube: Kube): string {
   if (e instanceof TransportError)
     return `cannot reach the API server at ${kube.server} to read ${what}: ${e.message}`;
   return `cannot read ${what}: ${(e as Error).message}`;
+}
+
+/**
+ * The topology's liveness Lease as the status protocol's reader takes it (docs/status-protocol.md):
+ * found, missing (404), or unreadable (any other failure — the CLI says so and carries on).
+ */
+export async function getLiveness(kube: Kube, namespace: string, name: string): Promise<LeaseRead> {
+  try {
+    const lease = await kube.request<LeaseView>(
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases/${seg(leaseNameFor(name))}`,
+    );
+    return { kind: 'found', lease };
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return { kind: 'missing' };
+    return {
+      kind: 'unreadable',
+      message: e instanceof ApiError ? `${e.code} ${e.reason}` : (e as Error).message,
+    };
+  }
 }

@@ -3,6 +3,7 @@ import { describeFallback } from '../naming/messages.js';
 import type { NamingSettings } from '../naming/index.js';
 import { quoteString, sanitizeCell } from '../naming/quote.js';
 import { statusCaveats } from './status-caveats.js';
+import { exclusionsOfPod, peerOfPod, type LeaseRead } from '../protocol/read.js';
 
 /**
  * What `ctopo explain` says about one pod, from facts the command gathered: the topology (spec
@@ -35,8 +36,8 @@ export interface TopologyFacts {
   podNamespace: string;
   selector: string;
   naming: NamingSettings;
-  /** spec.pollingInterval, to tell a status nobody refreshes any more. */
-  pollingInterval?: string;
+  /** The liveness Lease, to tell a status nobody polls any more (default: not read). */
+  lease?: LeaseRead;
   generation?: number;
   status?: ClusterTopologyStatus;
 }
@@ -46,9 +47,9 @@ export type Standing =
 
 /** Where the status puts the pod. */
 export function standingOf(status: ClusterTopologyStatus | undefined, pod: string): Standing {
-  const peer = status?.peers?.find((p) => p.pod === pod);
+  const peer = peerOfPod(status, pod);
   if (peer !== undefined) return { kind: 'peer', peer };
-  const entries = (status?.excluded ?? []).filter((e) => e.pod === pod);
+  const entries = exclusionsOfPod(status, pod);
   return entries.length > 0 ? { kind: 'excluded', entries } : { kind: 'unlisted' };
 }
 
@@ -212,7 +213,7 @@ function statusNotes(t: TopologyFacts, now: Date): string[] {
     notes.push(`the topology is not Ready (${safe(ready.reason)}): ${safe(ready.message)}`);
   const input: Parameters<typeof statusCaveats>[0] = { status: s, now };
   if (t.generation !== undefined) input.generation = t.generation;
-  if (t.pollingInterval !== undefined) input.pollingInterval = t.pollingInterval;
+  if (t.lease !== undefined) input.lease = t.lease;
   notes.push(...statusCaveats(input));
   return notes;
 }

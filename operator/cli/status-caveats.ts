@@ -1,29 +1,29 @@
-import { parseDuration } from '../api/validate.js';
-import { DEFAULT_POLLING_INTERVAL } from '../api/schema.js';
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { sanitizeCell } from '../naming/quote.js';
+import { livenessOf, type LeaseRead } from '../protocol/read.js';
 
 /**
  * Why a ClusterTopology's status may not describe the cluster as it is now; `analyze` and
  * `explain` print these beside their answer so nobody acts on a stale picture unawares:
  * - the spec changed and the operator has not caught up (observedGeneration < generation);
  * - the last list of pods failed, so peers and analysis are the last known ones;
- * - nobody refreshes it: a serving operator sets lastPollTime at least every pollingInterval
- *   (its heartbeat writes at most once a minute), so one older than twice the interval plus two
- *   minutes means no operator has polled it for a while.
- * Pure; every value taken from the status is made terminal-safe.
+ * - nobody polls it: the operator's liveness Lease is stale, or missing — the status
+ *   protocol's one staleness rule (docs/status-protocol.md), not a rule of this command's own.
+ * Pure; every value taken from the status or the Lease is made terminal-safe.
  */
 
 export interface CaveatInput {
   generation?: number;
-  pollingInterval?: string;
-  status: Pick<ClusterTopologyStatus, 'observedGeneration' | 'lastPollTime' | 'lastResponse'>;
+  /** lastPollTime is not read: the status is written only when it changes (the Lease tells liveness). */
+  status: Pick<ClusterTopologyStatus, 'observedGeneration' | 'lastResponse' | 'lastPollTime'>;
+  /** What was read of the topology's liveness Lease (default: not read — nothing said). */
+  lease?: LeaseRead;
   now: Date;
 }
 
 const safe = sanitizeCell;
 
-export function statusCaveats({ generation, pollingInterval, status, now }: CaveatInput): string[] {
+export function statusCaveats({ generation, status, lease, now }: CaveatInput): string[] {
   const notes: string[] = [];
   if (
     generation !== undefined &&
@@ -38,23 +38,14 @@ export function statusCaveats({ generation, pollingInterval, status, now }: Cave
     notes.push(
       `the last list of pods failed since ${safe(r.since)} (${safe(r.code)} ${safe(r.reason)}); the status shows the last known state`,
     );
-  const stale = staleFor(status.lastPollTime, pollingInterval, now);
-  if (stale !== undefined) notes.push(stale);
+  const live = livenessOf(lease ?? { kind: 'unread' }, now);
+  if (live.state === 'stale')
+    notes.push(
+      `the operator last polled this topology ${describeAge(live.ageS * 1000)} ago (its liveness Lease was renewed at ${safe(live.renewTime)}, limit ${live.limitS} s); is the operator running and serving this namespace?`,
+    );
+  else if (live.state === 'unknown' && lease !== undefined && lease.kind !== 'unread')
+    notes.push(`whether an operator polls this topology is unknown: ${safe(live.why)}`);
   return notes;
-}
-
-function staleFor(
-  lastPollTime: string | undefined,
-  pollingInterval: string | undefined,
-  now: Date,
-): string | undefined {
-  if (lastPollTime === undefined) return undefined;
-  const last = Date.parse(lastPollTime);
-  if (Number.isNaN(last)) return undefined;
-  const intervalMs = parseDuration(pollingInterval ?? DEFAULT_POLLING_INTERVAL) ?? 10_000;
-  const age = now.getTime() - last;
-  if (age <= 2 * intervalMs + 120_000) return undefined;
-  return `the status was last refreshed ${describeAge(age)} ago (lastPollTime ${safe(lastPollTime)}); is the operator running and serving this namespace?`;
 }
 
 function describeAge(ms: number): string {

@@ -12,13 +12,16 @@ import { planReconcile } from './plan.js';
 import { PodSources } from './pod-sources.js';
 import { notReady } from './readiness.js';
 import { TopologyCache } from './topology-cache.js';
+import { pollingIntervalMs } from '../api/validate.js';
+import { LivenessWriter } from '../protocol/liveness-writer.js';
 
 /**
  * The operator's control loop, wired together. Caches (`topology-cache.ts`, `node-cache.ts`,
  * `pod-sources.ts`) put a topology's key on the work queue when something it depends on
  * changes or its pods are polled. Reconciling a key admits the topology (`admission.ts`),
  * keeps its pod source, plans the status (`plan.ts`, pure) and has the applier write it
- * (`apply.ts`).
+ * (`apply.ts`) — only when its content changes; a successful poll renews the topology's
+ * liveness Lease instead (docs/status-protocol.md, `protocol/liveness-writer.ts`).
  */
 
 export interface ControllerConfig {
@@ -31,6 +34,13 @@ export interface ControllerConfig {
   watchNodes: boolean;
   /** How long the server keeps one watch open (default 290 s). */
   watchTimeoutSeconds?: number;
+  /** Who renews the liveness Leases (the operator's identity). */
+  holder?: string;
+  /**
+   * Benchmarks only: also rewrite an unchanged status when its lastPollTime is this old — the
+   * former heartbeat, to measure what it cost readers beside the Lease. Never set in production.
+   */
+  legacyStatusHeartbeatMs?: number;
 }
 
 /** What this process knows of a topology it serves: the status it last wrote. */
@@ -45,6 +55,8 @@ export class TopologyController {
   private readonly served = new Map<string, Served>();
   private readonly queue: WorkQueue;
   private readonly applier: StatusApplier;
+  private readonly liveness: LivenessWriter;
+  private livenessFailing = false;
   private running = false;
 
   constructor(
@@ -65,6 +77,19 @@ export class TopologyController {
       metrics,
       log,
     );
+    this.liveness = new LivenessWriter(kube, {
+      holder: config.holder ?? 'cluster-topology-operator',
+      onResult: (result, error) => {
+        // One line per change: a Lease that cannot be written fails on every poll.
+        if ((result === 'error') === this.livenessFailing) return;
+        this.livenessFailing = result === 'error';
+        if (this.livenessFailing)
+          this.log('warn', 'cannot renew a liveness Lease; readers will see liveness stale or unknown', {
+            error: (error as Error).message,
+          });
+        else this.log('info', 'liveness Leases renewed again');
+      },
+    });
     const watch = (resource: string) => ({
       listWatch: this.listWatchOptions(),
       onRestart: (why: string) => metrics.watchRestarts.inc({ resource, why }),
@@ -165,6 +190,7 @@ export class TopologyController {
       if (this.served.delete(key)) {
         this.pods.drop(key);
         this.applier.forget({ namespace, name });
+        this.liveness.forget(namespace, name);
       }
       return { kind: 'Done' };
     }
@@ -184,9 +210,24 @@ export class TopologyController {
       pods: source.pods,
       nodeLabels: (node) => this.nodes?.labels(node),
       now: new Date(),
+      ...(this.config.legacyStatusHeartbeatMs
+        ? { legacyHeartbeatMs: this.config.legacyStatusHeartbeatMs }
+        : {}),
     });
-    if (plan.write && (await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
+    if (plan.write) {
+      if (!(await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
+        return { kind: 'Done' }; // deleted meanwhile
       served.written = plan.write.status;
+    }
+    // The status is current: the Lease may say so (renewed after a successful poll only).
+    const poll = source.poll;
+    if (poll && admission.spec && topology.metadata.uid)
+      await this.liveness.polled(
+        { namespace, name, uid: topology.metadata.uid },
+        poll.ok && admission.ok,
+        poll.at,
+        pollingIntervalMs(admission.spec),
+      );
     return { kind: 'Done' };
   }
 }

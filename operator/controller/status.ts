@@ -5,6 +5,7 @@ import { READINESS_DEADLOCK_CONDITION, readinessDeadlockRisk } from '../naming/r
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
 import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
+import { deepEqual } from '../protocol/publish.js';
 
 /**
  * The status of one ClusterTopology as a pure function of what the operator knows:
@@ -19,8 +20,9 @@ import { setCondition, type ConditionUpdate } from './conditions.js';
  * | not listed: cross-namespace| none (nothing of another namespace is ever published)    | unchanged         | False / True (CrossNamespaceDenied) |
  *
  * Only a list that once succeeded is "known": a failure before any success, and every refusal,
- * go out without lastPollTime, which agents read as a stale status (they keep what they have) —
- * an unknown list is never published as an empty one.
+ * go out without lastPollTime; and an unknown list goes out as the status protocol's "unknown"
+ * (docs/status-protocol.md): without a peers array (a failure before any success) or without
+ * lastResponse (a refusal that does not keep the list) — never as an empty one.
  *
  * "Last known" is the previous status's list, so an operator restart keeps it too.
  * `lastResponse.since` and each condition's `lastTransitionTime` move only when the outcome
@@ -111,8 +113,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
       reason: r.reason,
       message: 'No analysis while the topology is refused.',
     });
+    // A list that is not kept goes out without lastResponse: the status protocol's "unknown"
+    // (docs/status-protocol.md), so readers keep what they have instead of reading "empty".
     return finish(
-      { ...(previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
+      { ...(keep && previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
       keep ? (previous?.peers ?? []) : [],
       keep ? (previous?.excluded ?? []) : [],
       conditions,
@@ -210,7 +214,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     // Readiness is only known from a fresh list; keep the previous verdicts' inputs as they were.
     for (const p of peers) readyByPod.set(p.pod, true);
   }
-  return finish(
+  const out = finish(
     { lastResponse, ...(known ? { lastPollTime: poll.at.toISOString() } : {}) },
     peers,
     excluded,
@@ -218,6 +222,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     input,
     readyByPod,
   );
+  // No list has succeeded yet and none is kept: no peers array, the status protocol's "unknown"
+  // (docs/status-protocol.md) — readers keep what they have instead of reading "empty".
+  if (!known && previous?.peers === undefined) delete out.peers;
+  return out;
 }
 
 function finish(
@@ -261,42 +269,8 @@ function finish(
 
 const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
-/** The status without the fields that change on every poll: what decides whether to write. */
-export function statusContent(s: ClusterTopologyStatus | undefined): unknown {
-  if (!s) return undefined;
-  const { lastPollTime: _t, ...rest } = s;
-  return rest;
-}
-
-export const HEARTBEAT_MS = 60_000;
-
-/** Write when the content changed, or when the last written lastPollTime is a minute old. */
-export function shouldWrite(
-  written: ClusterTopologyStatus | undefined,
-  next: ClusterTopologyStatus,
-  now: Date,
-): boolean {
-  if (!deepEqual(statusContent(written), statusContent(next))) return true;
-  if (!next.lastPollTime || next.lastPollTime === written?.lastPollTime) return false;
-  const last = written?.lastPollTime ? Date.parse(written.lastPollTime) : 0;
-  return now.getTime() - last >= HEARTBEAT_MS;
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
-}
+// Whether to write is the status protocol's decision (only when the content changes).
+export { deepEqual, shouldWrite, statusContent } from '../protocol/publish.js';
 
 /**
  * A JSON merge patch (RFC 7386) that turns `from` into `to`: changed and new keys are set,

@@ -13,6 +13,7 @@ import { connect, type Kube } from '../kube/client.js';
 import { formatResolveTable } from '../cli/resolve-format.js';
 import { formatAnalysisTable } from '../failure-domains/index.js';
 import { analysisFromStatus } from '../cli/status-analysis.js';
+import { peerListOf, peerPods } from '../protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
@@ -196,11 +197,14 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(
       `\n$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}`,
     );
-    o.out(formatResolveTable({ peers: final.peers ?? [], excluded: final.excluded ?? [] }));
-    const analysis = analysisFromStatus(
-      final.failureDomains,
-      (final.peers ?? []).map((p) => p.pod),
+    const list = peerListOf(final);
+    o.out(
+      formatResolveTable({
+        peers: list.kind === 'list' ? [...list.peers] : [],
+        excluded: final.excluded ?? [],
+      }),
     );
+    const analysis = analysisFromStatus(final.failureDomains, peerPods(final));
     if (!analysis.ok)
       throw new Error(`the status's failure-domain analysis cannot be read: ${analysis.problem}`);
     o.out(

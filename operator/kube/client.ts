@@ -1,26 +1,48 @@
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { KubeConfig as KubeConfigType, Watch as WatchType } from '@kubernetes/client-node';
+import * as nodeModule from 'node:module';
+import type { KubeConfig as KubeConfigType } from '@kubernetes/client-node';
+import { findCredentials, type Credentials, type CredentialSource } from './credentials.js';
 import { ListSplitter } from './list-splitter.js';
 
 /**
- * The one module that imports @kubernetes/client-node. It takes from it what it does well —
- * reading kubeconfigs and in-cluster credentials (KubeConfig) and the streaming Watch — and
- * exposes a small raw-JSON REST surface. Objects stay the API server's JSON (no model
- * classes): the naming engine evaluates users' JSONPath against exactly what the API sent.
+ * The one module that talks HTTP to Kubernetes, and the one that imports
+ * @kubernetes/client-node — only when it must: credentials come from `credentials.ts` (the
+ * in-cluster service account, kubeconfigs with a token, token file, client certificate or basic
+ * auth) and client-node's KubeConfig is loaded only for kubeconfigs that need more (exec
+ * plugins, auth providers, …). Requests and watches are plain node:https; objects stay the API
+ * server's JSON (no model classes): the naming engine evaluates users' JSONPath against exactly
+ * what the API sent. An agent reading one object thus never loads the 25 MB client.
  *
  * Every failure is one of two kinds, the two rows of the seed's error table besides 200:
  * `ApiError` (the server answered with a status ≥ 400) and `TransportError` (no answer).
  */
 
-// The CLI launcher narrows what this import loads (slim-client-node.ts); a library user gets it whole.
-const { KubeConfig } = (await import('@kubernetes/client-node/dist/config.js')) as {
-  KubeConfig: typeof KubeConfigType;
-};
-const { Watch } = (await import('@kubernetes/client-node/dist/watch.js')) as { Watch: typeof WatchType };
-type KubeConfig = KubeConfigType;
-type Watch = WatchType;
+/**
+ * client-node's KubeConfig, loaded (synchronously: require of ES modules) on first need only.
+ * The CLI launcher narrows what it loads (slim-client-node.ts); a library user gets it whole.
+ */
+function loadKubeConfig(): typeof KubeConfigType {
+  const require = nodeModule.createRequire(import.meta.url);
+  return (require('@kubernetes/client-node/dist/config.js') as { KubeConfig: typeof KubeConfigType })
+    .KubeConfig;
+}
+
+/** Credentials from client-node, for a kubeconfig the lean path cannot serve. */
+function clientNodeCredentials(source: Extract<CredentialSource, { kind: 'delegate' }>): Credentials {
+  const KubeConfig = loadKubeConfig();
+  const kc = new KubeConfig();
+  if (source.kubeconfig) kc.loadFromFile(source.kubeconfig);
+  else kc.loadFromDefault();
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  return {
+    server: cluster.server.replace(/\/+$/, ''),
+    namespace: kc.getContextObject(kc.getCurrentContext())?.namespace ?? 'default',
+    apply: (opts) => kc.applyToHTTPSOptions(opts),
+  };
+}
 
 export class ApiError extends Error {
   constructor(
@@ -133,21 +155,16 @@ function reasonFor(code: number): string {
 class KubeClient implements Kube {
   readonly server: string;
   readonly namespace: string;
-  private readonly watcher: Watch;
-  /** One keep-alive agent per set of TLS credentials: client-node makes a new one per request. */
+  /** One keep-alive agent per set of TLS credentials (a rotated client certificate gets its own). */
   private readonly agents = new Map<string, HttpsAgent>();
 
   constructor(
-    private readonly kc: KubeConfig,
+    private readonly creds: Credentials,
     private readonly observe: RequestObserver | undefined,
     private readonly requestTimeoutMs: number,
   ) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    this.server = cluster.server.replace(/\/+$/, '');
-    const ctx = kc.getContextObject(kc.getCurrentContext());
-    this.namespace = ctx?.namespace ?? 'default';
-    this.watcher = new Watch(kc);
+    this.server = creds.server;
+    this.namespace = creds.namespace;
   }
 
   request<T>(method: string, path: string, opts: RequestOptionsExtra = {}): Promise<T> {
@@ -203,7 +220,7 @@ class KubeClient implements Kube {
     for (const [k, v] of Object.entries(opts.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v));
     const https: RequestOptions = { method, headers: { Accept: 'application/json' } };
-    await this.kc.applyToHTTPSOptions(https);
+    await this.creds.apply(https);
     https.agent = this.agentFor(https);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const headers = (https.headers ?? {}) as Record<string, string | number>;
@@ -270,16 +287,17 @@ class KubeClient implements Kube {
     });
   }
 
-  private agentFor(o: RequestOptions): HttpsAgent {
-    const h = createHash('sha256');
+  /** Watches get their own sockets: a long watch must never hold a request's place in the pool. */
+  private agentFor(o: RequestOptions, watch = false): HttpsAgent {
+    const h = createHash('sha256').update(watch ? 'watch\0' : 'request\0');
     for (const part of [o.ca, o.cert, o.key, o.pfx, String(o.rejectUnauthorized), o.servername])
       h.update(part === undefined ? '-' : Array.isArray(part) ? part.join('\n') : String(part)).update('\0');
     const key = h.digest('hex');
     let agent = this.agents.get(key);
     if (!agent) {
       agent = new HttpsAgent({
-        keepAlive: true,
-        maxSockets: 16,
+        keepAlive: !watch,
+        maxSockets: watch ? Infinity : 16,
         ca: o.ca,
         cert: o.cert,
         key: o.key,
@@ -293,6 +311,11 @@ class KubeClient implements Kube {
     return agent;
   }
 
+  /**
+   * A watch: resolves once the server accepted it (200), then hands over each event line by
+   * line; `onDone` hears how it ended — null when the server closed it, an ApiError for a
+   * refusal, a TransportError for a broken or silent (idleTimeoutMs without a byte) stream.
+   */
   async watch(
     path: string,
     query: Record<string, string | number | boolean | undefined>,
@@ -300,33 +323,88 @@ class KubeClient implements Kube {
     onDone: (err: unknown) => void,
     idleTimeoutMs: number,
   ): Promise<WatchHandle> {
-    // client-node's Watch aborts a stream after requestTimeoutMs without data (30 s). Watches
-    // here ask for bookmarks, which come about once a minute, so the reflector's own idle
-    // timer (longer than the bookmark period) is the one that decides.
-    (this.watcher as unknown as { requestTimeoutMs: number }).requestTimeoutMs = idleTimeoutMs;
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries({ ...query, watch: true }))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const https: RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+    await this.creds.apply(https);
+    https.agent = this.agentFor(https, true);
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
     let done = false;
-    const controller = await this.watcher.watch(
-      path,
-      query,
-      (type, obj) => onEvent(type as WatchEventType, obj as KubeObject),
-      (err: unknown) => {
-        if (done) return;
-        done = true;
-        const code = (err as { statusCode?: number } | null)?.statusCode;
-        if (code) onDone(new ApiError(code, reasonFor(code), `watch ${path}: ${(err as Error).message}`));
-        else if (err)
-          onDone(
-            new TransportError(`watch ${path}: ${(err as Error).message ?? String(err)}`, { cause: err }),
-          );
-        else onDone(null);
-      },
-    );
-    return {
-      abort: () => {
-        done = true;
-        controller.abort();
-      },
+    const finish = (err: unknown) => {
+      if (done) return;
+      done = true;
+      onDone(err);
     };
+    return new Promise<WatchHandle>((resolveHandle) => {
+      const req = send(url, { ...https, timeout: idleTimeoutMs }, (res) => {
+        const code = res.statusCode ?? 0;
+        res.setEncoding('utf8');
+        if (code !== 200) {
+          let body = '';
+          res.on('data', (c: string) => body.length < 4096 && (body += c));
+          res.on('end', () => {
+            let status: { reason?: string; message?: string } | undefined;
+            try {
+              status = JSON.parse(body) as typeof status;
+            } catch {
+              status = undefined;
+            }
+            finish(
+              new ApiError(
+                code,
+                status?.reason || reasonFor(code),
+                `watch ${path}: ${status?.message ?? (body.slice(0, 500) || reasonFor(code))}`,
+              ),
+            );
+          });
+          res.on('error', () =>
+            finish(new ApiError(code, reasonFor(code), `watch ${path}: ${reasonFor(code)}`)),
+          );
+          resolveHandle(handle);
+          return;
+        }
+        let pending = '';
+        res.on('data', (chunk: string) => {
+          pending += chunk;
+          let nl: number;
+          while (!done && (nl = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, nl).trim();
+            pending = pending.slice(nl + 1);
+            if (!line) continue;
+            let event: { type: WatchEventType; object: KubeObject };
+            try {
+              event = JSON.parse(line) as typeof event;
+            } catch (e) {
+              req.destroy();
+              finish(new TransportError(`watch ${path}: unreadable event: ${(e as Error).message}`));
+              return;
+            }
+            onEvent(event.type, event.object);
+          }
+        });
+        res.on('end', () => finish(null));
+        res.on('error', (e) => finish(new TransportError(`watch ${path}: ${e.message}`, { cause: e })));
+        res.on('close', () =>
+          finish(res.complete ? null : new TransportError(`watch ${path}: the stream broke`)),
+        );
+        resolveHandle(handle);
+      });
+      const handle: WatchHandle = {
+        abort: () => {
+          done = true;
+          req.destroy();
+        },
+      };
+      req.on('timeout', () =>
+        req.destroy(new Error(`the watch was silent for ${Math.round(idleTimeoutMs / 1000)} s`)),
+      );
+      req.on('error', (e) => {
+        finish(new TransportError(`watch ${url.host}${path}: ${e.message}`, { cause: e }));
+        resolveHandle(handle);
+      });
+      req.end();
+    });
   }
 }
 
@@ -339,8 +417,7 @@ export interface ConnectOptions {
 }
 
 export function connect(opts: ConnectOptions = {}): Kube {
-  const kc = new KubeConfig();
-  if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
-  else kc.loadFromDefault();
-  return new KubeClient(kc, opts.observe, opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+  const source = findCredentials(opts.kubeconfig);
+  const creds = source.kind === 'lean' ? source.credentials : clientNodeCredentials(source);
+  return new KubeClient(creds, opts.observe, opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
 }

@@ -54,6 +54,10 @@ export interface ReflectorOptions<T extends KubeObject> {
   onChange?: (key?: string) => void;
   onPoll?: (outcome: PollOutcome) => void;
   onRestart?: (why: string) => void;
+  /** A watch failed (not a 410): readers report it at once instead of at the next list. */
+  onWatchFailure?: (failure: Failure) => void;
+  /** A watch was opened (the server accepted it). */
+  onWatchOpen?: () => void;
   log?: (level: 'debug' | 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
 }
 
@@ -191,7 +195,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
     let heard = false;
     const touch = () => {
       clearTimeout(this.idleTimer);
-      this.idleTimer = setTimeout(() => current() && this.feed({ type: 'IdleTimeout' }), idleMs);
+      this.idleTimer = setTimeout(() => {
+        if (!current()) return;
+        this.opts.onWatchFailure?.({
+          reason: 'TransportError',
+          message: `the watch was silent for ${Math.round(idleMs / 1000)} s`,
+        });
+        this.feed({ type: 'IdleTimeout' });
+      }, idleMs);
       this.idleTimer.unref?.();
     };
     touch();
@@ -206,13 +217,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
           if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
           else if (type === 'ERROR') {
             const status = object as unknown as { code?: number; reason?: string; message?: string };
-            this.feed({
-              type: 'WatchFailed',
-              failure: {
-                code: status.code,
-                reason: status.reason ?? 'WatchError',
-                message: status.message ?? 'watch error event',
-              },
+            this.watchFailed({
+              code: status.code,
+              reason: status.reason ?? 'WatchError',
+              message: status.message ?? 'watch error event',
             });
           } else this.feed({ type: 'Event', event: type, object: this.transform(object), rv: objRv });
         },
@@ -220,16 +228,24 @@ export class Reflector<T extends KubeObject = KubeObject> {
           if (!current()) return;
           clearTimeout(this.idleTimer);
           const early = !heard && Date.now() - opened < (this.opts.minWatchMs ?? 1000);
-          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed', early });
+          if (err) this.watchFailed(failureOf(err));
+          else this.feed({ type: 'WatchClosed', early });
         },
         idleMs,
       );
-      if (current()) this.watchHandle = handle;
-      else handle.abort();
+      if (current()) {
+        this.watchHandle = handle;
+        this.opts.onWatchOpen?.();
+      } else handle.abort();
     } catch (err) {
       if (!current()) return;
-      this.feed({ type: 'WatchFailed', failure: failureOf(err) });
+      this.watchFailed(failureOf(err));
     }
+  }
+
+  private watchFailed(failure: Failure): void {
+    if (failure.code !== 410) this.opts.onWatchFailure?.(failure);
+    this.feed({ type: 'WatchFailed', failure });
   }
 
   private stopWatch(): void {

@@ -351,6 +351,8 @@ describe('the chart RBAC on a real API server', () => {
         'clustertopologies.cluster.netzlive.io:watch',
         'clustertopologies.cluster.netzlive.io/status:patch',
         'events:create',
+        'leases.coordination.k8s.io:create',
+        'leases.coordination.k8s.io:patch',
         'pods:list',
         'pods:watch',
         ...nodes,

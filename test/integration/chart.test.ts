@@ -129,6 +129,8 @@ describe('helm lint and helm template', () => {
         'cluster.netzlive.io/clustertopologies:list',
         'cluster.netzlive.io/clustertopologies:watch',
         'cluster.netzlive.io/clustertopologies/status:patch',
+        'coordination.k8s.io/leases:create',
+        'coordination.k8s.io/leases:patch',
         'core/events:create',
         'core/pods:list',
         'core/pods:watch',
@@ -149,6 +151,9 @@ describe('helm lint and helm template', () => {
       'cluster.netzlive.io/clustertopologies:get',
       'cluster.netzlive.io/clustertopologies:list',
       'cluster.netzlive.io/clustertopologies:watch',
+      'coordination.k8s.io/leases:get',
+      'coordination.k8s.io/leases:list',
+      'coordination.k8s.io/leases:watch',
     ]);
     // Nothing anywhere grants a wildcard, secrets, or a write to pods.
     for (const o of objs.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole'))

@@ -169,7 +169,11 @@ export async function grantOperatorRbac(
         },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+        {
+          apiGroups: ['coordination.k8s.io'],
+          resources: ['leases'],
+          verbs: ['get', 'create', 'update', 'patch'],
+        },
       ],
     },
     {

@@ -103,6 +103,11 @@ clusterWide). Contradictions the schema cannot express are refused here with a m
 - apiGroups: [""]
   resources: [events]
   verbs: [create]
+# Each topology's liveness Lease (clustertopology.<name>, docs/status-protocol.md): created once,
+# then renewed by merge patch. Their names follow the topologies', so resourceNames cannot list them.
+- apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [create, patch]
 {{- end -}}
 {{- define "cluster-topology.podRules" -}}
 - apiGroups: [""]

@@ -7,10 +7,11 @@ import {
   stringFlag,
   type OutputFormat,
 } from '../args.js';
-import { ClusterReadError, connectCluster, getTopology } from '../cluster-access.js';
+import { ClusterReadError, connectCluster, getLiveness, getTopology } from '../cluster-access.js';
 import { InputReadError, readInput } from '../read-input.js';
 import { analysisFromStatus } from '../status-analysis.js';
 import { statusCaveats } from '../status-caveats.js';
+import { peerPods } from '../../protocol/read.js';
 import { sanitizeCell } from '../../naming/quote.js';
 import {
   analysisExitCode,
@@ -135,7 +136,7 @@ async function analyzeLive(
       io.err(`ctopo analyze: ${sanitizeCell(lookup.message)}`);
       return 1;
     }
-    const { metadata, spec, status } = lookup.topology;
+    const { metadata, status } = lookup.topology;
     const id = `${KIND} ${namespace}/${metadata.name}`;
     if (status?.failureDomains === undefined) {
       io.err(
@@ -145,17 +146,14 @@ async function analyzeLive(
       );
       return EXIT_NO_ANALYSIS_YET;
     }
-    const read = analysisFromStatus(
-      status.failureDomains,
-      (status.peers ?? []).map((p) => p.pod),
-    );
+    const read = analysisFromStatus(status.failureDomains, peerPods(status));
     if (!read.ok) throw new ClusterReadError(`${id}: ${read.problem}`);
     // Caveats go to stderr, so -o json stays exactly the status.
     const caveats = statusCaveats({
       status,
+      lease: await getLiveness(kube, namespace, name),
       now: new Date(),
       ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
-      ...(spec?.pollingInterval !== undefined ? { pollingInterval: spec.pollingInterval } : {}),
     });
     for (const caveat of caveats) io.err(`ctopo analyze: note: ${caveat}`);
     print(status.failureDomains, () => `${id}\n${formatAnalysisTable(read.analysis)}`, format, io);

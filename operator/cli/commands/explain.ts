@@ -4,6 +4,7 @@ import {
   ClusterReadError,
   connectCluster,
   describeFailure,
+  getLiveness,
   getTopology,
   podPath,
 } from '../cluster-access.js';
@@ -79,7 +80,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
           ...(spec?.naming?.hostFallback !== undefined ? { hostFallback: spec.naming.hostFallback } : {}),
           ...(spec?.naming?.clusterDomain !== undefined ? { clusterDomain: spec.naming.clusterDomain } : {}),
         },
-        ...(spec?.pollingInterval !== undefined ? { pollingInterval: spec.pollingInterval } : {}),
+        lease: await getLiveness(kube, namespace, name),
         ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
         ...(status !== undefined ? { status } : {}),
       };

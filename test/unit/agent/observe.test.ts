@@ -4,10 +4,10 @@ import {
   checkSelf,
   pollingMsOf,
   selfEntry,
-  staleLimitMs,
   type TopologyView,
 } from '../../../operator/agent/observe.js';
 import { decideAgentAction } from '../../../operator/agent/round.js';
+import { leaseDurationSeconds as leaseDurationSecondsFor } from '../../../operator/protocol/read.js';
 
 const now = new Date('2026-12-02T12:00:00Z');
 const peer = (pod: string, nodeName: string) => ({
@@ -72,17 +72,32 @@ describe('what the agent makes of what it read', () => {
     expect(decideAgentAction(input).action).toBe('keep');
   });
 
-  it('takes a status older than a minute + 3 polling intervals + 30 s for stale, not for empty', () => {
-    expect(staleLimitMs(10_000)).toBe(120_000);
-    expect(agentInputFrom({ kind: 'read', object: topo(fresh([peer('a', 'a@h')], 119_000)) }, now).kind).toBe(
+  it("takes a status for stale by the liveness Lease's one rule, never for empty; an unknown liveness is not acted on", () => {
+    const lease = (agoS: number, leaseDurationSeconds = leaseDurationSecondsFor(10_000)) => ({
+      kind: 'found' as const,
+      lease: {
+        spec: { renewTime: new Date(now.getTime() - agoS * 1000).toISOString(), leaseDurationSeconds },
+      },
+    });
+    expect(leaseDurationSecondsFor(10_000)).toBe(120);
+    expect(leaseDurationSecondsFor(1500)).toBe(95); // 4.5 s rounded up
+    const read = { kind: 'read' as const, object: topo(fresh([peer('a', 'a@h')], 3_600_000)) };
+    // An hour-old lastPollTime does not matter: the status is written only when it changes.
+    expect(agentInputFrom(read, now, undefined, lease(120)).kind).toBe('status');
+    expect(agentInputFrom(read, now, undefined, lease(121))).toMatchObject({
+      kind: 'trouble',
+      cause: 'StatusStale',
+    });
+    expect(decideAgentAction(agentInputFrom(read, now, undefined, lease(121))).action).toBe('keep');
+    expect(agentInputFrom(read, now, undefined, lease(200, leaseDurationSecondsFor(60_000))).kind).toBe(
       'status',
     );
-    expect(
-      agentInputFrom({ kind: 'read', object: topo(fresh([peer('a', 'a@h')], 121_000)) }, now),
-    ).toMatchObject({ kind: 'trouble', cause: 'StatusStale' });
-    expect(
-      agentInputFrom({ kind: 'read', object: topo(fresh([peer('a', 'a@h')], 200_000), '1m') }, now).kind,
-    ).toBe('status');
+    for (const unknown of [
+      { kind: 'missing' as const },
+      { kind: 'unreadable' as const, message: '403' },
+      { kind: 'unread' as const },
+    ])
+      expect(agentInputFrom(read, now, undefined, unknown)).toEqual({ kind: 'status', peers: ['a@h'] });
   });
 
   it('reads the polling interval from the spec, falling back to 10 s', () => {

@@ -225,10 +225,18 @@ describe('explain', () => {
     const out = text(facts('redispatch-0', {}, topology(stale, { generation: 2 })));
     expect(out).toContain('Note: the topology is not Ready (Forbidden): listing pods is forbidden');
     expect(out).toContain('Note: the status is from generation 1 of the spec, which is now at 2');
-    const abandoned = text(facts('redispatch-0', { now: new Date('2026-01-01T03:05:00Z') }));
-    expect(abandoned).toContain(
-      'Note: the status was last refreshed 3 hours ago (lastPollTime 2026-01-01T00:05:00Z)',
+    // The one staleness rule: the liveness Lease (renewed 00:05:00, limit 120 s), not lastPollTime.
+    const lease = {
+      kind: 'found' as const,
+      lease: { spec: { renewTime: '2026-01-01T00:05:00.000000Z', leaseDurationSeconds: 120 } },
+    };
+    const abandoned = text(
+      facts('redispatch-0', { now: new Date('2026-01-01T03:05:00Z') }, topology(okStatus, { lease })),
     );
+    expect(abandoned).toContain(
+      'Note: the operator last polled this topology 3 hours ago (its liveness Lease was renewed at 2026-01-01T00:05:00.000000Z, limit 120 s)',
+    );
+    expect(text(facts('redispatch-0', {}, topology(okStatus, { lease })))).not.toContain('last polled');
     const failedButReady = { ...stale, conditions: [] };
     expect(text(facts('redispatch-0', {}, topology(failedButReady)))).toContain(
       'Note: the last list of pods failed since 2026-01-01T00:01:00Z (403 Forbidden)',

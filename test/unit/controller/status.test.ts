@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { peerListOf } from '../../../operator/protocol/read.js';
 import fc from 'fast-check';
 import { validateSpec, type ResolvedSpec } from '../../../operator/api/validate.js';
 import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
@@ -108,7 +109,10 @@ describe("computeStatus: the seed's error table", () => {
 
   it('a failure before any list ever succeeded publishes no lastPollTime: an unknown list is never an empty one', () => {
     const s = computeStatus(base({ previous: undefined, poll: fail(403) }));
-    expect(s.peers).toEqual([]);
+    // The status protocol's "unknown" (no peers array), which readers never take for an empty list.
+    expect(s.peers).toBeUndefined();
+    expect(peerListOf(s)).toEqual({ kind: 'unknown' });
+    expect(s.peerCount).toBe(0);
     expect(s.lastPollTime).toBeUndefined();
     expect(cond(s, 'Degraded')!.message).toMatch(/No list of pods has succeeded yet/);
   });
@@ -157,6 +161,9 @@ describe('computeStatus: refusals and the first list', () => {
     expect(s.peers).toEqual([]);
     expect(s.excluded).toEqual([]);
     expect(s.lastPollTime).toBeUndefined();
+    // ...and readers take it for unknown, not for an empty list: no lastResponse.
+    expect(s.lastResponse).toBeUndefined();
+    expect(peerListOf(s)).toEqual({ kind: 'unknown' });
   });
   it('before the first list it keeps the previous status as it is (a restart does not flap it)', () => {
     expect(computeStatus(base({ previous: ok, poll: undefined, now: t(50) }))).toBe(ok);
@@ -216,12 +223,12 @@ describe('conditions', () => {
 
 describe('writing', () => {
   const ok = computeStatus(base());
-  it('writes when the content changed, not for lastPollTime alone until the minute heartbeat', () => {
-    expect(shouldWrite(undefined, ok, t(0))).toBe(true);
+  it('writes when the content changed, never for lastPollTime alone (no heartbeat: the Lease carries liveness)', () => {
+    expect(shouldWrite(undefined, ok)).toBe(true);
     const later = { ...ok, lastPollTime: t(30).toISOString() };
-    expect(shouldWrite(ok, later, t(30))).toBe(false);
-    expect(shouldWrite(ok, { ...ok, lastPollTime: t(60).toISOString() }, t(60))).toBe(true);
-    expect(shouldWrite(ok, { ...ok, peerCount: 9 }, t(1))).toBe(true);
+    expect(shouldWrite(ok, later)).toBe(false);
+    expect(shouldWrite(ok, { ...ok, lastPollTime: t(3600).toISOString() })).toBe(false);
+    expect(shouldWrite(ok, { ...ok, peerCount: 9 })).toBe(true);
   });
 
   it('a merge patch that turns the old status into the new one, removals as null', () => {

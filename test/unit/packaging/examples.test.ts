@@ -115,13 +115,20 @@ describe('examples/', () => {
     expect(many).toMatch(/^export RELEASE_NODE="\$\{HOSTNAME\}@\$\{POD_IP\}"$/m);
   });
 
-  it('agent RBAC: a Role for the one topology "web" (resourceNames), bound to the pods’ ServiceAccount; read verbs only', () => {
+  it('agent RBAC: a Role for the one topology "web" and its liveness Lease (resourceNames), bound to the pods’ ServiceAccount; read verbs only', () => {
     const role = rbac.find((o) => o.kind === 'Role')!;
     expect((role as unknown as { rules: unknown[] }).rules).toEqual([
       {
         apiGroups: ['cluster.netzlive.io'],
         resources: ['clustertopologies'],
         resourceNames: ['web'],
+        verbs: ['get', 'list', 'watch'],
+      },
+      // Its liveness Lease (docs/status-protocol.md), and only that one.
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['clustertopology.web'],
         verbs: ['get', 'list', 'watch'],
       },
     ]);

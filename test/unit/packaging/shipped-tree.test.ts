@@ -66,8 +66,18 @@ describe('the shipped tree holds what runs', () => {
       );
     });
 
-  it('importing the package as a library installs no import hook: client-node loads as it is', async () => {
-    const seen = await loadedBy(`const lib = await import(${JSON.stringify(dist('operator', 'index.js'))});`);
+  // The Kubernetes transport loads client-node only for kubeconfigs it cannot serve itself
+  // (exec plugins…): the import below stands for that lazy load.
+  const clientNodeConfig = `await import('@kubernetes/client-node/dist/config.js');`;
+
+  it('importing the package as a library loads no client-node and installs no import hook: client-node loads as it is', async () => {
+    const alone = await loadedBy(
+      `const lib = await import(${JSON.stringify(dist('operator', 'index.js'))});`,
+    );
+    expect(alone.some((s) => s.includes('/@kubernetes/client-node/'))).toBe(false);
+    const seen = await loadedBy(
+      `const lib = await import(${JSON.stringify(dist('operator', 'index.js'))});\n${clientNodeConfig}`,
+    );
     expect(seen.some((s) => s.includes('/@kubernetes/client-node/dist/config.js'))).toBe(true);
     expect(generatedIndexFromConfig(seen)).toBe(true);
   });
@@ -75,7 +85,7 @@ describe('the shipped tree holds what runs', () => {
   it('the launcher’s slim import narrows it (the check above can see a hook)', async () => {
     const seen = await loadedBy(
       `(await import(${JSON.stringify(dist('operator', 'kube', 'slim-client-node.js'))})).installSlimClientNodeImport();\n` +
-        `await import(${JSON.stringify(dist('operator', 'index.js'))});`,
+        `await import(${JSON.stringify(dist('operator', 'index.js'))});\n${clientNodeConfig}`,
     );
     expect(generatedIndexFromConfig(seen)).toBe(false);
     // bin/ctopo.js installs it before it loads the CLI.

@@ -1,0 +1,96 @@
+import type { ClusterTopologyStatus } from '../api/types.generated.js';
+import { API_VERSION, KIND } from '../api/schema.js';
+import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } from './read.js';
+
+/**
+ * The operator's side of the status protocol (docs/status-protocol.md), as pure functions: when
+ * the ClusterTopology status is written (only when its content changes) and what the liveness
+ * Lease holds and when it is renewed. `liveness-writer.ts` does the I/O.
+ */
+
+/** The status without `lastPollTime`, which moves on every poll: what decides whether to write. */
+export function statusContent(s: ClusterTopologyStatus | undefined): unknown {
+  if (!s) return undefined;
+  const { lastPollTime: _t, ...rest } = s;
+  return rest;
+}
+
+/**
+ * Write only when the content changed: readers watch this object and receive all of it on every
+ * write, so a poll that found nothing new writes nothing. Liveness goes to the Lease instead.
+ */
+export function shouldWrite(
+  written: ClusterTopologyStatus | undefined,
+  next: ClusterTopologyStatus,
+): boolean {
+  return !deepEqual(statusContent(written), statusContent(next));
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
+}
+
+/** What the writer remembers of one topology's Lease between polls. */
+export interface RenewState {
+  /** When this process last renewed it (ms since the epoch); undefined: not since it started. */
+  renewedAt?: number;
+  /** Whether the poll before this one failed (then the next success renews at once). */
+  failedSince?: boolean;
+}
+
+/**
+ * Whether a poll outcome renews the Lease: a successful poll renews it at once when this process
+ * has not renewed it yet or the previous poll failed, else when the last renewal is RENEW_EVERY_S
+ * old. A failed poll never renews (renewTime is the last SUCCESSFUL poll).
+ */
+export function renewDue(state: RenewState, ok: boolean, now: number): boolean {
+  if (!ok) return false;
+  if (state.renewedAt === undefined || state.failedSince) return true;
+  return now - state.renewedAt >= RENEW_EVERY_S * 1000;
+}
+
+/** RFC 3339 with microseconds, the MicroTime format a Lease's times use. */
+export const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+
+export interface TopologyRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/** The Lease's spec after a successful poll at `at`. */
+export function leaseSpec(holder: string, at: Date, pollingMs: number) {
+  return {
+    holderIdentity: holder,
+    renewTime: microTime(at),
+    leaseDurationSeconds: leaseDurationSeconds(pollingMs),
+  };
+}
+
+/** The whole Lease object, for its creation: named, labelled and owned by the topology. */
+export function leaseObject(topology: TopologyRef, holder: string, at: Date, pollingMs: number) {
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {
+      name: leaseNameFor(topology.name),
+      namespace: topology.namespace,
+      labels: { [TOPOLOGY_LABEL]: topology.name },
+      // Deleting the topology deletes its Lease (garbage collection).
+      ownerReferences: [{ apiVersion: API_VERSION, kind: KIND, name: topology.name, uid: topology.uid }],
+    },
+    spec: { ...leaseSpec(holder, at, pollingMs), acquireTime: microTime(at) },
+  };
+}

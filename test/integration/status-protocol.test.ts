@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import {
+  freshNamespace,
+  installCrd,
+  kubeconfigForUser,
+  kubectlOk,
+  sharedCluster,
+} from '../support/cluster.js';
+import {
+  applyTopology,
+  createPod,
+  grantOperatorRbac,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
+import { CtopoProcess, startOperator } from '../support/operator-process.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * The status protocol on a real API server (docs/status-protocol.md): the operator writes the
+ * status only when it changes, and renews a per-topology Lease instead; an agent reads the Lease
+ * and reports a stale or unknown liveness without disconnecting anyone.
+ */
+
+interface Lease {
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string; uid: string }[];
+    resourceVersion: string;
+  };
+  spec: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
+}
+
+describe('the status protocol', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let opKubeconfig: string;
+  let op: CtopoProcess | undefined;
+  let agent: CtopoProcess | undefined;
+  let dir: string;
+
+  const getJson = async <T>(args: string[]): Promise<T> =>
+    JSON.parse(await kubectlOk(s, ['-n', ns, 'get', ...args, '-o', 'json'])) as T;
+  const lease = () => getJson<Lease>(['lease', 'clustertopology.web']);
+  const rv = async () =>
+    (await getJson<{ metadata: { resourceVersion: string } }>(['ctopo', 'web'])).metadata.resourceVersion;
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    ns = await freshNamespace(s, 'proto');
+    dir = await mkdtemp(join(tmpdir(), 'ctopo-proto-'));
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    opKubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    for (const [i, pod] of ['p-0', 'p-1'].entries()) {
+      await createPod(s, ns, pod);
+      await setPodStatus(s, ns, pod, { ip: `10.7.0.${i + 1}` });
+    }
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    op = startOperator(opKubeconfig, ['--namespaces', ns, '--no-leader-elect', '--identity', 'first']);
+    await waitFor('2 peers', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2, 30_000);
+  });
+  afterAll(async () => {
+    await agent?.stop();
+    await op?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes nothing across several polls when nothing changes (the resourceVersion stays)', async () => {
+    // Let the first writes settle: the status once its content is complete.
+    await waitFor('the Lease', async () => (await lease().catch(() => undefined))?.spec.renewTime, 20_000);
+    const before = await rv();
+    const writes = await op!.metricSum('ctopo_status_writes_total');
+    const polls = await op!.metricSum('ctopo_reconcile_total');
+    await waitFor(
+      'five more polls',
+      async () => (await op!.metricSum('ctopo_reconcile_total')) >= polls + 5,
+      30_000,
+    );
+    expect(await rv()).toBe(before);
+    expect(await op!.metricSum('ctopo_status_writes_total')).toBe(writes);
+    // A change still writes.
+    await setPodStatus(s, ns, 'p-1', { ip: '10.7.0.9' });
+    await waitFor('the change', async () =>
+      (await topologyStatus(s, ns, 'web'))?.peers?.some((p) => p.nodeName === 'p-1@10.7.0.9'),
+    );
+    expect(await rv()).not.toBe(before);
+  });
+
+  it('keeps a Lease per topology: named, labelled, owned by it, with the staleness limit; renewed by the next operator at once', async () => {
+    const topo = await getJson<{ metadata: { uid: string } }>(['ctopo', 'web']);
+    const first = await lease();
+    expect(first.metadata.labels).toEqual({ 'cluster.netzlive.io/topology': 'web' });
+    expect(first.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'ClusterTopology', name: 'web', uid: topo.metadata.uid }),
+    ]);
+    expect(first.spec).toMatchObject({ holderIdentity: 'first', leaseDurationSeconds: 60 + 3 + 30 });
+    await op!.stop();
+    op = startOperator(opKubeconfig, ['--namespaces', ns, '--no-leader-elect', '--identity', 'second']);
+    const renewed = await waitFor(
+      'the new operator to renew the Lease',
+      async () => {
+        const l = await lease();
+        return l.spec.holderIdentity === 'second' ? l : undefined;
+      },
+      30_000,
+    );
+    expect(Date.parse(renewed.spec.renewTime!)).toBeGreaterThan(Date.parse(first.spec.renewTime!));
+  });
+
+  it('an agent reports a stale, then unknown liveness and keeps its peers', async () => {
+    const file = join(dir, 'peers.txt');
+    agent = new CtopoProcess([
+      'agent',
+      '--kubeconfig',
+      s.kubeconfig,
+      '--namespace',
+      ns,
+      '--topology',
+      'web',
+      '--connector',
+      'file',
+      '--file-path',
+      file,
+      '--pod-name',
+      'p-0',
+      '--node-name',
+      'p-0@10.7.0.1',
+      '--http-host',
+      '127.0.0.1',
+      '--http-port',
+      '0',
+    ]);
+    await agent.port();
+    const peers = async () => (await readFile(file, 'utf8').catch(() => '')).trim();
+    await waitFor('the agent to write its peer', async () => (await peers()) === 'p-1@10.7.0.9', 30_000);
+    const liveness = (state: string) => agent!.metric('ctopo_agent_operator_liveness', { state });
+    await waitFor('liveness live', async () => (await liveness('live')) === 1, 20_000);
+
+    // The operator falls silent past the limit: stopped, and its last renewal made old.
+    await op!.stop();
+    op = undefined;
+    const old = new Date(Date.now() - 3600_000).toISOString().replace('Z', '000Z');
+    await kubectlOk(s, [
+      '-n',
+      ns,
+      'patch',
+      'lease',
+      'clustertopology.web',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { renewTime: old } }),
+    ]);
+    await waitFor('liveness stale', async () => (await liveness('stale')) === 1, 20_000);
+    expect(await agent.metric('ctopo_agent_trouble', { cause: 'StatusStale' })).toBe(1);
+    expect(agent.output).toMatch(/operator liveness stale/);
+    // A pod that leaves meanwhile is not acted on: the status is not current.
+    expect(await peers()).toBe('p-1@10.7.0.9');
+
+    // No Lease at all: liveness unknown — reported, not acted on (the status is used as it is).
+    await kubectlOk(s, ['-n', ns, 'delete', 'lease', 'clustertopology.web']);
+    await waitFor('liveness unknown', async () => (await liveness('unknown')) === 1, 20_000);
+    await waitFor(
+      'the trouble over',
+      async () => (await agent!.metric('ctopo_agent_trouble', { cause: 'StatusStale' })) === 0,
+      20_000,
+    );
+    expect(await peers()).toBe('p-1@10.7.0.9');
+    expect(agent.exitCode).toBeUndefined();
+    // One line per change, not one per check.
+    expect(agent.output.match(/operator liveness stale/g)).toHaveLength(1);
+  });
+});
