@@ -35,7 +35,7 @@ export interface ClusterTopologyStatus {
   /** When the pods were last listed. */
   lastPollTime?: string;
   conditions?: Condition[];
-  /** Which single failure would cost the peers their majority (quorum), per failure domain. */
+  /** Which single failure would cost the peers their majority (quorum), per failure domain. With spec.failureDomains.analysis Off only verdict is set (Off); otherwise every field without a "?" in the API reference is. */
   failureDomains?: FailureDomainsStatus;
 }
 
@@ -68,6 +68,8 @@ export interface FailureDomainLevel {
   key: string;
   /** Key of another level that qualifies this one: domains are named parent/child ("zone-a/rack-1"), so a child name reused under two parents is two domains. */
   within?: string;
+  /** A shared link or concentrator (a VPN, an inter-site line): the label names the link a Node reaches the other sites through; a Node without the label depends on no such link. Its loss cuts the members behind it off from the rest; it is transport, never a vote. */
+  transport?: boolean;
 }
 
 export interface FailureDomainLevelStatus {
@@ -75,16 +77,22 @@ export interface FailureDomainLevelStatus {
   key: string;
   /** The level this one is qualified by. */
   within?: string;
+  /** A level of shared links: its losses cut, never remove votes. */
+  transport?: boolean;
+  /** Judged: counts toward the verdict. NotLabelled: no voter's Node carries the label; not judged. SharedByAll: with the default levels, every placed voter shares one domain of it (sharedDomain) above the first level that separates them; not judged. */
+  state: "Judged" | "NotLabelled" | "SharedByAll";
+  /** The one domain every placed voter shares (state SharedByAll). */
+  sharedDomain?: string;
   /** Domains holding members. */
   domains: number;
   /** Whether every single domain of this level may be lost. */
   survivesAnySingle: "True" | "False" | "Unknown";
-  /** Largest number of domains of this level that may be lost at once, worst case. */
+  /** Largest number of domains of this level that may be lost at once, worst case (a transport level: 1 if every single link may be lost, else 0). */
   maxSimultaneousFailures: number;
   /** Votes whose placement at this level is unknown. */
-  unknownPlacementWeight?: number;
+  unknownPlacementWeight: number;
   /** Those members (at most 20). */
-  unknownPlacementMembers?: string[];
+  unknownPlacementMembers: string[];
   /** Members of unknown placement left out of the list. */
   unknownPlacementMembersNotListed?: number;
   /** What to change. */
@@ -92,6 +100,10 @@ export interface FailureDomainLevelStatus {
 }
 
 export interface FailureDomainsSpec {
+  /** On: analyse the voters. Off: this cluster has no quorum (Phoenix, Horde, a cache): no analysis, no QuorumAtRisk warning; the Quorum column reads Off. */
+  analysis?: "On" | "Off";
+  /** Which peers vote. Default: every peer, one vote each. A voter's votes come from its pod annotation netzlive/votes (an integer >= 0; 0 makes it a learner), default 1. */
+  voters?: VotersSpec;
   /** Levels of failure domains, outermost first. Default: region, zone, hostname (the well-known Node labels). */
   levels?: FailureDomainLevel[];
   /** Level whose domains are the sides of a network partition. Default: the first level with two or more domains. */
@@ -102,15 +114,15 @@ export interface FailureDomainsSpec {
 
 export interface FailureDomainsStatus {
   /** Voting members. */
-  voters: number;
+  voters?: number;
   /** W: total votes. */
-  votingWeight: number;
+  votingWeight?: number;
   /** Members without a vote. */
   learners?: number;
   /** Q = floor(W/2)+1. */
-  quorum: number;
+  quorum?: number;
   /** f = W - Q: votes that may be lost. */
-  faultTolerance: number;
+  faultTolerance?: number;
   /** Votes whose placement is unknown at one level or more (no Node label, unscheduled, Node gone). */
   unknownPlacementWeight?: number;
   /** Voters that expectedVoters adds beyond the peers found: unknown placement, not ready. */
@@ -119,11 +131,15 @@ export interface FailureDomainsStatus {
   readyVotingWeight?: number;
   /** Ready votes minus Q (negative: quorum is lost now). */
   currentFaultTolerance?: number;
-  /** Breaks if any single domain loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0. */
-  verdict: "Survives" | "AtRisk" | "Breaks" | "NoVoters";
+  /** Peers outside spec.failureDomains.voters (neither selector matches): not members of the quorum. */
+  ignoredPeers?: number;
+  /** Breaks if any single loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0; Off when the analysis is off. */
+  verdict: "Survives" | "AtRisk" | "Breaks" | "NoVoters" | "Off";
   levels?: FailureDomainLevelStatus[];
   domains?: FailureDomainStatus[];
   partition?: PartitionStatus;
+  /** Per link of a transport level: what its loss alone leaves on each side. */
+  links?: LinkStatus[];
   warnings?: string[];
 }
 
@@ -137,9 +153,11 @@ export interface FailureDomainStatus {
   /** Votes inside. */
   votingWeight: number;
   /** Members without a vote inside. */
-  learners?: number;
+  learners: number;
   /** Votes left if this domain disappears. */
   votesLeftIfLost: number;
+  /** Votes of unknown placement that could be inside, when fewer than the level's (a nested level whose known labels rule some out). */
+  mayAlsoHold?: number;
   /** With every member ready. */
   verdict: "Survives" | "AtRisk" | "Breaks";
   /** Counting members not ready now as lost. */
@@ -161,11 +179,47 @@ export interface LastResponse {
   since: string;
 }
 
+export interface LinkStatus {
+  /** The transport level. */
+  level: string;
+  /** The link (the label value). */
+  link: string;
+  /** Members behind it (at most 20). */
+  members: string[];
+  /** Members left out of the list. */
+  membersNotListed?: number;
+  /** The groups cut off when it is lost: the members behind it, one group per site. */
+  cutOff: PartitionSide[];
+  /** Votes not behind it: they stay connected. */
+  restVotingWeight: number;
+  /** Whether writes commit among them. */
+  restCanCommit: "Yes" | "No" | "Maybe";
+  /** Votes that may or may not be behind it, or whose site is unknown. */
+  unknownPlacementWeight: number;
+  /** Whether one side still commits. */
+  result: "MajoritySide" | "NoMajority" | "Unknown";
+  /** Survives if one side still commits, Breaks if none can, else AtRisk. */
+  verdict: "Survives" | "AtRisk" | "Breaks";
+}
+
 export interface NamingSpec {
   /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use status.podIP. */
   hostnameAnnotation?: string;
   /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name. */
   nodenameAnnotation?: string;
+}
+
+export interface PartitionIsolation {
+  /** The domain cut off. */
+  domain: string;
+  /** Votes inside it. */
+  votingWeight: number;
+  /** Whether writes commit inside it. */
+  canCommit: "Yes" | "No" | "Maybe";
+  /** Votes placed in the rest. */
+  restVotingWeight: number;
+  /** Whether writes commit in the rest. */
+  restCanCommit: "Yes" | "No" | "Maybe";
 }
 
 export interface PartitionSide {
@@ -180,9 +234,11 @@ export interface PartitionSide {
 export interface PartitionStatus {
   /** Level whose domains are the sides. */
   level: string;
-  /** MajoritySide, NoMajority or Unknown. */
+  /** With every domain cut off from every other: whether one side still commits. */
   result: "MajoritySide" | "NoMajority" | "Unknown";
   sides: PartitionSide[];
+  /** With three or more sides: each domain cut off from the rest, which stay connected. */
+  isolations?: PartitionIsolation[];
 }
 
 export interface Peer {
@@ -202,4 +258,11 @@ export interface Peer {
   nameSource: "Annotation" | "PodName";
   /** The pod is being deleted; it stays a peer until it is gone. */
   terminating: boolean;
+}
+
+export interface VotersSpec {
+  /** Label selector (kubectl syntax) of the peers that vote. Default: every peer. Peers matching neither this nor learnerSelector are not members of the quorum. */
+  selector?: string;
+  /** Label selector of the peers that replicate but do not vote (learners, observers): listed where they run, never counted. A peer matching both selectors is a learner. */
+  learnerSelector?: string;
 }

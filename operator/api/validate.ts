@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { specSchema, type JSONSchema } from './schema.js';
 import { toOpenApi } from './generate.js';
-import type { ClusterTopologySpec, FailureDomainLevel } from './types.generated.js';
+import type { ClusterTopologySpec, FailureDomainLevel, FailureDomainsSpec } from './types.generated.js';
 import { checkFailureDomainSettings } from '../failure-domains/index.js';
 
 /**
@@ -15,7 +15,7 @@ import { checkFailureDomainSettings } from '../failure-domains/index.js';
 export type ResolvedSpec = Required<Omit<ClusterTopologySpec, 'namespace' | 'failureDomains' | 'naming'>> & {
   namespace?: string;
   naming: { hostnameAnnotation: string; nodenameAnnotation: string };
-  failureDomains: { levels: FailureDomainLevel[]; partitionLevel?: string; expectedVoters?: number };
+  failureDomains: FailureDomainsSpec & { levels: FailureDomainLevel[]; analysis: 'On' | 'Off' };
 };
 
 const K8S_KEYWORDS = ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys'];

@@ -11,7 +11,7 @@ import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../
 import { ErlangTestEnv } from '../devcluster/beam.js';
 import { connect, type Kube } from '../kube/client.js';
 import { formatResolveTable } from '../naming/index.js';
-import { formatAnalysisTable } from '../failure-domains/index.js';
+import { formatAnalysisTable } from '../cli/analysis-table.js';
 import { analysisFromStatus } from '../cli/status-analysis.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
@@ -197,12 +197,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       `\n$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}`,
     );
     o.out(formatResolveTable({ peers: final.peers ?? [], excluded: final.excluded ?? [] }));
-    const analysis = analysisFromStatus(
-      final.failureDomains,
-      (final.peers ?? []).map((p) => p.pod),
-    );
-    if (!analysis.ok)
-      throw new Error(`the status's failure-domain analysis cannot be read: ${analysis.problem}`);
+    const read = analysisFromStatus(final.failureDomains);
+    if (!read.ok) throw new Error(`the status's failure-domain analysis cannot be read: ${read.problem}`);
+    if (read.analysis.verdict === 'Off')
+      throw new Error("the demo topology's failure-domain analysis is off");
+    const analysis = { analysis: read.analysis };
     o.out(
       `\nFAILURE DOMAINS (seed 003's table: sites A and B; vm-1 and vm-2 share hypervisor hv-1)\n${formatAnalysisTable(analysis.analysis)}`,
     );

@@ -290,9 +290,16 @@ describe('summarizePod: what the operator keeps of a pod', () => {
     status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
   };
 
-  it('keeps the key, the resourceVersion, the naming verdict and readiness — nothing else of the pod', () => {
+  it('keeps the key, the resourceVersion, the naming verdict, readiness and the labels (declared voters) — nothing else of the pod', () => {
     const s = summarizePod(full, DEFAULT_NAMING_SETTINGS);
-    expect(Object.keys(s).sort()).toEqual(['metadata', 'ready', 'verdict']);
+    expect(Object.keys(s).sort()).toEqual(['labels', 'metadata', 'ready', 'verdict']);
+    expect(s.labels).toEqual({ app: 'web' });
+    expect(
+      summarizePod(
+        { ...full, metadata: { ...full.metadata, annotations: { 'netzlive/votes': '2' } } },
+        DEFAULT_NAMING_SETTINGS,
+      ).votes,
+    ).toBe('2');
     expect(s.metadata).toEqual({ name: 'web-0', namespace: 'app', resourceVersion: '12' });
     expect(s.ready).toBe(false);
     expect(s.verdict).toEqual({

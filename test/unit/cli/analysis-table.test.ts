@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 
+import { formatAnalysisTable } from '../../../operator/cli/analysis-table.js';
 import {
   analyzeFailureDomains,
-  formatAnalysisTable,
   type FailureDomainSettings,
   type Member,
 } from '../../../operator/failure-domains/index.js';
-import { loadLayout, m, SITE, spread } from './helpers.js';
+import { loadLayout, m, SITE, spread } from '../failure-domains/helpers.js';
 
 const table = (members: Member[], settings: FailureDomainSettings) =>
   formatAnalysisTable(analyzeFailureDomains(members, settings));
