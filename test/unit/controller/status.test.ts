@@ -195,6 +195,55 @@ describe('computeStatus: failure domains from Node labels', () => {
   });
 });
 
+describe('computeStatus: declared voters and analysis Off', () => {
+  const labelled = (name: string, ip: string, node: string, labels: Record<string, string>, votes?: string) =>
+    summarizePod(
+      {
+        metadata: {
+          name,
+          uid: `uid-${name}`,
+          labels,
+          ...(votes ? { annotations: { 'netzlive/votes': votes } } : {}),
+        },
+        spec: { nodeName: node },
+        status: { podIP: ip, phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+      },
+      DEFAULT_NAMING_SETTINGS,
+    );
+  const pods = [
+    labelled('ra-0', '10.0.0.1', 'n1', { ra: 'voter' }, '2'),
+    labelled('ra-1', '10.0.0.2', 'n2', { ra: 'voter' }),
+    labelled('obs', '10.0.0.3', 'n1', { ra: 'observer' }),
+    labelled('web', '10.0.0.4', 'n2', {}),
+  ];
+  const zone = (n: string) => ({ 'topology.kubernetes.io/zone': n === 'n1' ? 'a' : 'b' });
+
+  it('counts the voters the pod labels select, with the votes their annotation gives', () => {
+    const s = computeStatus(
+      base({
+        spec: spec({
+          failureDomains: {
+            levels: [{ key: 'topology.kubernetes.io/zone' }],
+            voters: { selector: 'ra', learnerSelector: 'ra=observer' },
+          },
+        }),
+        pods,
+        nodeLabels: zone,
+      }),
+    );
+    expect(s.peerCount).toBe(4);
+    expect(s.failureDomains).toMatchObject({ voters: 2, votingWeight: 3, learners: 1, ignoredPeers: 1 });
+  });
+
+  it('Off: status.failureDomains is {verdict: Off}, QuorumAtRisk Unknown', () => {
+    const s = computeStatus(
+      base({ spec: spec({ failureDomains: { analysis: 'Off' } }), pods, nodeLabels: zone }),
+    );
+    expect(s.failureDomains).toEqual({ verdict: 'Off' });
+    expect(cond(s, 'QuorumAtRisk')).toMatchObject({ status: 'Unknown', reason: 'AnalysisOff' });
+  });
+});
+
 describe('conditions', () => {
   it('move lastTransitionTime only when the status flips', () => {
     let c = setCondition([], { type: 'Ready', status: 'True', reason: 'A', message: 'm' }, t(0), 1);
