@@ -460,7 +460,7 @@ export class TopologyController {
       const q = conditionOf(after.conditions, 'QuorumAtRisk');
       this.events.record(
         ref,
-        verdictAfter === 'Survives' ? 'Normal' : 'Warning',
+        verdictAfter === 'Survives' || verdictAfter === 'Off' ? 'Normal' : 'Warning',
         'QuorumVerdictChanged',
         `${verdictBefore ?? 'none'} → ${verdictAfter}. ${q?.message ?? ''}`,
       );

@@ -166,3 +166,31 @@ describe('analysisExitCode', () => {
     expect(quorumAtRiskCondition(a).reason).toBe('QuorumLost');
   });
 });
+
+describe('quorumAtRiskCondition: shared links', () => {
+  it('a link whose loss leaves no side a majority is a single loss that breaks quorum', () => {
+    const c = condition(
+      [
+        m('a', { site: 'A', link: 'hub' }),
+        m('b', { site: 'B', link: 'hub' }),
+        m('c', { site: 'C', link: 'hub' }),
+      ],
+      { levels: [{ key: 'site' }, { key: 'link', transport: true }] },
+    );
+    expect(c).toEqual({
+      status: 'True',
+      reason: 'SingleLossBreaksQuorum',
+      message: 'losing any one of these links leaves no side with 2 of 3 votes: link=hub',
+    });
+  });
+
+  it('a voter of unknown placement holding more than may be lost: its domain breaks wherever it is', () => {
+    const c = condition([m('big', undefined, { votes: 3 }), m('a', { site: 'A' }), m('b', { site: 'B' })], {
+      levels: SITE,
+    });
+    expect(c.reason).toBe('SingleLossBreaksQuorum');
+    expect(c.message).toBe(
+      'at site a voter of unknown placement holds more than 2 of 5 votes: losing its domain, wherever it is, breaks quorum (big)',
+    );
+  });
+});
