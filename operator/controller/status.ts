@@ -3,7 +3,7 @@ import type { ResolvedSpec } from '../api/validate.js';
 import { resolvePod, settlePeers, type NamingSettings, type PodVerdict } from '../naming/index.js';
 import { VOTES_ANNOTATION } from '../api/schema.js';
 import { analyzePeers, quorumAtRiskCondition } from '../failure-domains/index.js';
-import type { Failure } from './reflector-machine.js';
+import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
 
 /**

@@ -1,10 +1,10 @@
 import { request } from 'node:https';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
-import { freePort, isOurs, sleep, startDetached, stopProcess, tail } from './processes.js';
+import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
 
 /**
  * A throwaway Kubernetes control plane: one etcd and one kube-apiserver on loopback ports,
@@ -158,9 +158,24 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const binaries = await ensureBinaries(log);
   const t0 = Date.now();
-  const pki = await createPki(join(dir, 'pki'));
-  await mintClient(pki, 'admin', 'admin', ['system:masters']);
-  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  // A stopped cluster starts again with its CA, ports and etcd data, so the kubeconfigs and the
+  // clients (operators, agents) that were talking to it reconnect as after any API outage.
+  const restart = existing && (await pkiIntact(existing.pki)) ? existing : undefined;
+  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'));
+  if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
+  const [etcdPort, peerPort, apiPort] = [
+    await reusePort(restart?.etcd.port),
+    await reusePort(restart?.etcd.peerPort),
+    await reusePort(restart?.apiserver.port),
+  ];
+  if (restart) {
+    const moved = restart.apiserver.port !== apiPort;
+    log(
+      moved
+        ? `restarting the dev cluster in ${dir} with its CA and data; port ${restart.apiserver.port} is taken, so the API server moves to ${apiPort} (kubeconfigs are rewritten)`
+        : `restarting the dev cluster in ${dir} with its CA, ports and data`,
+    );
+  }
   const s: ControlPlaneState = {
     dir,
     server: `https://127.0.0.1:${apiPort}`,
@@ -206,6 +221,24 @@ async function writeKubectlWrapper(s: ControlPlaneState): Promise<void> {
     `#!/bin/sh\n# kubectl for the dev cluster in this directory\nexec ${shQuote(s.binaries.kubectl)} --kubeconfig ${shQuote(s.kubeconfig)} "$@"\n`,
   );
   await chmod(f, 0o755);
+}
+
+/** Whether a previous run's CA, server certificate and admin identity are all still there. */
+async function pkiIntact(pki: Pki): Promise<boolean> {
+  const files = [pki.caCert, pki.caKey, pki.serverCert, pki.serverKey, pki.saKey, pki.saPub];
+  files.push(join(pki.dir, 'admin.crt'), join(pki.dir, 'admin.key'));
+  try {
+    await Promise.all(files.map((f) => access(f)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The port a previous run used if it is free again, else a new free one. */
+async function reusePort(port: number | undefined): Promise<number> {
+  if (port !== undefined && (await portFree(port))) return port;
+  return freePort();
 }
 
 /** Stops both processes. Removes nothing: the state directory stays for inspection. */

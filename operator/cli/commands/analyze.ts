@@ -40,7 +40,6 @@ export { EXIT_NO_ANALYSIS_YET };
 
 export const analyzeCommand: Command = {
   name: 'analyze',
-  summary: 'failure domains: which single loss (site, zone, hypervisor, host, link) costs the quorum',
   help: `Usage: ctopo analyze --layout FILE|- [-o table|json]
        ctopo analyze [-n NAMESPACE] NAME [--kubeconfig FILE] [-o table|json]
        ctopo analyze [-n NAMESPACE] NAME --layout FILE|-
