@@ -331,7 +331,7 @@ describe('declared voters and analysis Off (the real operator)', () => {
       reason: 'AnalysisOff',
     });
     const table = await kubectlOk(s, ['get', 'ctopo', '-n', ns, 'phoenix']);
-    expect(table).toMatch(/\nphoenix +6 +0 +200 +True +Off +/);
+    expect(table).toMatch(/\nphoenix +6 +0 +200 +True +\S+ +Off +/);
     const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'phoenix']);
     expect(r.code).toBe(4);
     expect(r.stdout).toContain('Failure-domain analysis is off (spec.failureDomains.analysis: Off)');
@@ -394,7 +394,7 @@ describe("the control plane's own etcd (examples/control-plane-etcd.yaml, the re
 
   it('kubectl get ctopo shows the live verdict; unlabelled region and zone do not cry wolf', async () => {
     const table = await kubectlOk(s, ['get', 'ctopo', '-n', topoNs, 'control-plane-etcd']);
-    expect(table).toMatch(/\ncontrol-plane-etcd +3 +0 +200 +True +Survives +/);
+    expect(table).toMatch(/\ncontrol-plane-etcd +3 +0 +200 +True +\S+ +Survives +/);
     const st = await topologyStatus(s, topoNs, 'control-plane-etcd');
     expect(st!.failureDomains!.levels!.map((l) => [l.key, l.state])).toEqual([
       ['topology.kubernetes.io/region', 'NotLabelled'],
