@@ -86,9 +86,6 @@ async function metricsTable(
 }
 
 export async function renderReference(): Promise<string> {
-  // Commands load their code on demand, one at a time.
-  const helps: { name: string; summary: string; help: string }[] = [];
-  for (const c of commands) helps.push({ name: c.name, summary: c.summary, help: (await c.load()).help });
   const parts = [
     '# Reference',
     '',
@@ -133,7 +130,9 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...helps.flatMap((c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', '']),
+    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
+      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
+    ),
   ];
   return (
     parts
