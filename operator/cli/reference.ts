@@ -86,6 +86,9 @@ async function metricsTable(
 }
 
 export async function renderReference(): Promise<string> {
+  // One command at a time: jest's module linker fails on concurrent dynamic imports of one graph.
+  const helps: { name: string; summary: string; help: string }[] = [];
+  for (const c of commands) helps.push({ name: c.name, summary: c.summary, help: (await c.load()).help });
   const parts = [
     '# Reference',
     '',
@@ -130,9 +133,7 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
-      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
-    ),
+    ...helps.flatMap((c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', '']),
   ];
   return (
     parts
