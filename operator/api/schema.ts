@@ -28,6 +28,8 @@ export const MEMBERSHIP_PEERS = ['Running', 'Ready'] as const;
 /** What becomes of a terminating pod. */
 export const MEMBERSHIP_TERMINATING = ['Keep', 'Drop'] as const;
 export const DEFAULT_FAILURE_DOMAIN_LEVELS = defaultFailureDomainLevels.map((l) => ({ ...l }));
+/** The pod annotation that gives a voter its number of votes (an integer >= 0). */
+export const VOTES_ANNOTATION = 'netzlive/votes';
 
 /** Why a selected pod is not a peer; every excluded pod carries exactly one. The names are API. */
 export const EXCLUSION_REASONS = [
@@ -101,6 +103,27 @@ const failureDomainLevel: JSONSchema = {
     within: str(
       'Key of another level that qualifies this one: domains are named parent/child ("zone-a/rack-1"), so a child name reused under two parents is two domains.',
       { pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
+    ),
+    transport: {
+      type: 'boolean',
+      description:
+        'A shared link or concentrator (a VPN, an inter-site line): the label names the link a Node reaches the other sites through; a Node without the label depends on no such link. Its loss cuts the members behind it off from the rest; it is transport, never a vote.',
+    },
+  },
+};
+
+const votersSpec: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'VotersSpec',
+  description: `Which peers vote. Default: every peer, one vote each. A voter's votes come from its pod annotation ${VOTES_ANNOTATION} (an integer >= 0; 0 makes it a learner), default 1.`,
+  properties: {
+    selector: str(
+      'Label selector (kubectl syntax) of the peers that vote. Default: every peer. Peers matching neither this nor learnerSelector are not members of the quorum.',
+      { minLength: 1, maxLength: 4096 },
+    ),
+    learnerSelector: str(
+      'Label selector of the peers that replicate but do not vote (learners, observers): listed where they run, never counted. A peer matching both selectors is a learner.',
+      { minLength: 1, maxLength: 4096 },
     ),
   },
 };
@@ -199,6 +222,11 @@ export const specSchema: JSONSchema = {
         'Failure-domain (quorum) analysis of the peers, by the labels of the Nodes their pods run on.',
       default: {},
       properties: {
+        analysis: str(
+          'On: analyse the voters. Off: this cluster has no quorum (Phoenix, Horde, a cache): no analysis, no QuorumAtRisk warning; the Quorum column reads Off.',
+          { enum: ['On', 'Off'], default: 'On' },
+        ),
+        voters: votersSpec,
         levels: {
           type: 'array',
           description:
@@ -211,6 +239,10 @@ export const specSchema: JSONSchema = {
             {
               rule: 'self.all(l, !has(l.within) || self.exists(p, p.key == l.within && p.key != l.key))',
               message: 'within must name the key of another level',
+            },
+            {
+              rule: 'self.all(l, !(has(l.transport) && l.transport) || (!has(l.within) && !self.exists(c, has(c.within) && c.within == l.key)))',
+              message: 'a transport level stands alone: no within on it, and no level within it',
             },
             { rule: 'self.all(l, self.exists_one(m, m.key == l.key))', message: 'level keys must be unique' },
           ],
@@ -293,11 +325,25 @@ const excluded: JSONSchema = {
 };
 
 const verdict = ['Survives', 'AtRisk', 'Breaks'] as const;
+const canCommit = (description: string): JSONSchema => str(description, { enum: ['Yes', 'No', 'Maybe'] });
+const partitionResult = (description: string): JSONSchema =>
+  str(description, { enum: ['MajoritySide', 'NoMajority', 'Unknown'] });
+const partitionSide: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'PartitionSide',
+  required: ['domain', 'votingWeight', 'canCommit'],
+  properties: {
+    domain: str('Domain.'),
+    votingWeight: int('Votes on this side.'),
+    canCommit: canCommit('Whether writes still commit on this side.'),
+  },
+};
 const failureDomainsStatus: JSONSchema = {
   type: 'object',
   'x-ts-type': 'FailureDomainsStatus',
-  description: 'Which single failure would cost the peers their majority (quorum), per failure domain.',
-  required: ['voters', 'votingWeight', 'quorum', 'faultTolerance', 'verdict'],
+  description:
+    'Which single failure would cost the peers their majority (quorum), per failure domain. With spec.failureDomains.analysis Off only verdict is set (Off); otherwise every count, levels, domains and warnings are.',
+  required: ['verdict'],
   properties: {
     voters: int('Voting members.'),
     votingWeight: int('W: total votes.'),
@@ -312,10 +358,13 @@ const failureDomainsStatus: JSONSchema = {
     ),
     readyVotingWeight: int('Votes of ready members.'),
     currentFaultTolerance: int('Ready votes minus Q (negative: quorum is lost now).'),
+    ignoredPeers: int(
+      'Peers outside spec.failureDomains.voters (neither selector matches): not members of the quorum.',
+    ),
     verdict: str(
-      'Breaks if any single domain loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0.',
+      'Breaks if any single loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0; Off when the analysis is off.',
       {
-        enum: [...verdict, 'NoVoters'],
+        enum: [...verdict, 'NoVoters', 'Off'],
       },
     ),
     levels: {
@@ -323,16 +372,33 @@ const failureDomainsStatus: JSONSchema = {
       items: {
         type: 'object',
         'x-ts-type': 'FailureDomainLevelStatus',
-        required: ['key', 'domains', 'survivesAnySingle', 'maxSimultaneousFailures'],
+        required: [
+          'key',
+          'state',
+          'domains',
+          'survivesAnySingle',
+          'maxSimultaneousFailures',
+          'unknownPlacementWeight',
+          'unknownPlacementMembers',
+        ],
         properties: {
           key: str('Level (Node label key).'),
           within: str('The level this one is qualified by.'),
+          transport: {
+            type: 'boolean',
+            description: 'A level of shared links: its losses cut, never remove votes.',
+          },
+          state: str(
+            "Judged: counts toward the verdict. NotLabelled: no voter's Node carries the label; not judged. SharedByAll: with the default levels, every placed voter shares one domain of it (sharedDomain) above the first level that separates them; not judged.",
+            { enum: ['Judged', 'NotLabelled', 'SharedByAll'] },
+          ),
+          sharedDomain: str('The one domain every placed voter shares (state SharedByAll).'),
           domains: int('Domains holding members.'),
           survivesAnySingle: str('Whether every single domain of this level may be lost.', {
             enum: ['True', 'False', 'Unknown'],
           }),
           maxSimultaneousFailures: int(
-            'Largest number of domains of this level that may be lost at once, worst case.',
+            'Largest number of domains of this level that may be lost at once, worst case (a transport level: 1 if every single link may be lost, else 0).',
           ),
           unknownPlacementWeight: int('Votes whose placement at this level is unknown.'),
           unknownPlacementMembers: {
@@ -355,6 +421,7 @@ const failureDomainsStatus: JSONSchema = {
           'domain',
           'voters',
           'votingWeight',
+          'learners',
           'votesLeftIfLost',
           'verdict',
           'verdictNow',
@@ -367,6 +434,9 @@ const failureDomainsStatus: JSONSchema = {
           votingWeight: int('Votes inside.'),
           learners: int('Members without a vote inside.'),
           votesLeftIfLost: int('Votes left if this domain disappears.'),
+          mayAlsoHold: int(
+            "Votes of unknown placement that could be inside, when fewer than the level's (a nested level whose known labels rule some out).",
+          ),
           verdict: str('With every member ready.', { enum: verdict }),
           verdictNow: str('Counting members not ready now as lost.', { enum: verdict }),
           members: { type: 'array', items: str('Member.'), description: 'Members inside (at most 20).' },
@@ -380,21 +450,62 @@ const failureDomainsStatus: JSONSchema = {
       required: ['level', 'result', 'sides'],
       properties: {
         level: str('Level whose domains are the sides.'),
-        result: str('MajoritySide, NoMajority or Unknown.', {
-          enum: ['MajoritySide', 'NoMajority', 'Unknown'],
-        }),
-        sides: {
+        result: partitionResult(
+          'With every domain cut off from every other: whether one side still commits.',
+        ),
+        sides: { type: 'array', items: partitionSide },
+        isolations: {
           type: 'array',
+          description: 'With three or more sides: each domain cut off from the rest, which stay connected.',
           items: {
             type: 'object',
-            'x-ts-type': 'PartitionSide',
-            required: ['domain', 'votingWeight', 'canCommit'],
+            'x-ts-type': 'PartitionIsolation',
+            required: ['domain', 'votingWeight', 'canCommit', 'restVotingWeight', 'restCanCommit'],
             properties: {
-              domain: str('Domain.'),
-              votingWeight: int('Votes on this side.'),
-              canCommit: str('Whether writes still commit on this side.', { enum: ['Yes', 'No', 'Maybe'] }),
+              domain: str('The domain cut off.'),
+              votingWeight: int('Votes inside it.'),
+              canCommit: canCommit('Whether writes commit inside it.'),
+              restVotingWeight: int('Votes placed in the rest.'),
+              restCanCommit: canCommit('Whether writes commit in the rest.'),
             },
           },
+        },
+      },
+    },
+    links: {
+      type: 'array',
+      description: 'Per link of a transport level: what its loss alone leaves on each side.',
+      items: {
+        type: 'object',
+        'x-ts-type': 'LinkStatus',
+        required: [
+          'level',
+          'link',
+          'members',
+          'cutOff',
+          'restVotingWeight',
+          'restCanCommit',
+          'unknownPlacementWeight',
+          'result',
+          'verdict',
+        ],
+        properties: {
+          level: str('The transport level.'),
+          link: str('The link (the label value).'),
+          members: { type: 'array', items: str('Member.'), description: 'Members behind it (at most 20).' },
+          membersNotListed: int('Members left out of the list.'),
+          cutOff: {
+            type: 'array',
+            description: 'The groups cut off when it is lost: the members behind it, one group per site.',
+            items: partitionSide,
+          },
+          restVotingWeight: int('Votes not behind it: they stay connected.'),
+          restCanCommit: canCommit('Whether writes commit among them.'),
+          unknownPlacementWeight: int('Votes that may or may not be behind it, or whose site is unknown.'),
+          result: partitionResult('Whether one side still commits.'),
+          verdict: str('Survives if one side still commits, Breaks if none can, else AtRisk.', {
+            enum: verdict,
+          }),
         },
       },
     },

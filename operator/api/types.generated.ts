@@ -38,7 +38,7 @@ export interface ClusterTopologyStatus {
   lastPollTime?: string;
   /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority). */
   conditions?: Condition[];
-  /** Which single failure would cost the peers their majority (quorum), per failure domain. */
+  /** Which single failure would cost the peers their majority (quorum), per failure domain. With spec.failureDomains.analysis Off only verdict is set (Off); otherwise every count, levels, domains and warnings are. */
   failureDomains?: FailureDomainsStatus;
 }
 
@@ -71,6 +71,8 @@ export interface FailureDomainLevel {
   key: string;
   /** Key of another level that qualifies this one: domains are named parent/child ("zone-a/rack-1"), so a child name reused under two parents is two domains. */
   within?: string;
+  /** A shared link or concentrator (a VPN, an inter-site line): the label names the link a Node reaches the other sites through; a Node without the label depends on no such link. Its loss cuts the members behind it off from the rest; it is transport, never a vote. */
+  transport?: boolean;
 }
 
 export interface FailureDomainLevelStatus {
@@ -78,16 +80,22 @@ export interface FailureDomainLevelStatus {
   key: string;
   /** The level this one is qualified by. */
   within?: string;
+  /** A level of shared links: its losses cut, never remove votes. */
+  transport?: boolean;
+  /** Judged: counts toward the verdict. NotLabelled: no voter's Node carries the label; not judged. SharedByAll: with the default levels, every placed voter shares one domain of it (sharedDomain) above the first level that separates them; not judged. */
+  state: "Judged" | "NotLabelled" | "SharedByAll";
+  /** The one domain every placed voter shares (state SharedByAll). */
+  sharedDomain?: string;
   /** Domains holding members. */
   domains: number;
   /** Whether every single domain of this level may be lost. */
   survivesAnySingle: "True" | "False" | "Unknown";
-  /** Largest number of domains of this level that may be lost at once, worst case. */
+  /** Largest number of domains of this level that may be lost at once, worst case (a transport level: 1 if every single link may be lost, else 0). */
   maxSimultaneousFailures: number;
   /** Votes whose placement at this level is unknown. */
-  unknownPlacementWeight?: number;
+  unknownPlacementWeight: number;
   /** Those members (at most 20). */
-  unknownPlacementMembers?: string[];
+  unknownPlacementMembers: string[];
   /** Members of unknown placement left out of the list. */
   unknownPlacementMembersNotListed?: number;
   /** What to change. */
@@ -95,6 +103,10 @@ export interface FailureDomainLevelStatus {
 }
 
 export interface FailureDomainsSpec {
+  /** On: analyse the voters. Off: this cluster has no quorum (Phoenix, Horde, a cache): no analysis, no QuorumAtRisk warning; the Quorum column reads Off. */
+  analysis?: "On" | "Off";
+  /** Which peers vote. Default: every peer, one vote each. A voter's votes come from its pod annotation netzlive/votes (an integer >= 0; 0 makes it a learner), default 1. */
+  voters?: VotersSpec;
   /** Levels of failure domains, outermost first. Default: region, zone, hostname (the well-known Node labels). */
   levels?: FailureDomainLevel[];
   /** Level whose domains are the sides of a network partition. Default: the first level with two or more domains. */
@@ -105,15 +117,15 @@ export interface FailureDomainsSpec {
 
 export interface FailureDomainsStatus {
   /** Voting members. */
-  voters: number;
+  voters?: number;
   /** W: total votes. */
-  votingWeight: number;
+  votingWeight?: number;
   /** Members without a vote. */
   learners?: number;
   /** Q = floor(W/2)+1. */
-  quorum: number;
+  quorum?: number;
   /** f = W - Q: votes that may be lost. */
-  faultTolerance: number;
+  faultTolerance?: number;
   /** Votes whose placement is unknown at one level or more (no Node label, unscheduled, Node gone). */
   unknownPlacementWeight?: number;
   /** Voters that expectedVoters adds beyond the peers found: unknown placement, not ready. */
@@ -122,11 +134,15 @@ export interface FailureDomainsStatus {
   readyVotingWeight?: number;
   /** Ready votes minus Q (negative: quorum is lost now). */
   currentFaultTolerance?: number;
-  /** Breaks if any single domain loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0. */
-  verdict: "Survives" | "AtRisk" | "Breaks" | "NoVoters";
+  /** Peers outside spec.failureDomains.voters (neither selector matches): not members of the quorum. */
+  ignoredPeers?: number;
+  /** Breaks if any single loss breaks quorum, AtRisk if one may, else Survives; NoVoters when W = 0; Off when the analysis is off. */
+  verdict: "Survives" | "AtRisk" | "Breaks" | "NoVoters" | "Off";
   levels?: FailureDomainLevelStatus[];
   domains?: FailureDomainStatus[];
   partition?: PartitionStatus;
+  /** Per link of a transport level: what its loss alone leaves on each side. */
+  links?: LinkStatus[];
   warnings?: string[];
 }
 
@@ -140,9 +156,11 @@ export interface FailureDomainStatus {
   /** Votes inside. */
   votingWeight: number;
   /** Members without a vote inside. */
-  learners?: number;
+  learners: number;
   /** Votes left if this domain disappears. */
   votesLeftIfLost: number;
+  /** Votes of unknown placement that could be inside, when fewer than the level's (a nested level whose known labels rule some out). */
+  mayAlsoHold?: number;
   /** With every member ready. */
   verdict: "Survives" | "AtRisk" | "Breaks";
   /** Counting members not ready now as lost. */
@@ -162,6 +180,29 @@ export interface LastResponse {
   message?: string;
   /** When this outcome began. */
   since: string;
+}
+
+export interface LinkStatus {
+  /** The transport level. */
+  level: string;
+  /** The link (the label value). */
+  link: string;
+  /** Members behind it (at most 20). */
+  members: string[];
+  /** Members left out of the list. */
+  membersNotListed?: number;
+  /** The groups cut off when it is lost: the members behind it, one group per site. */
+  cutOff: PartitionSide[];
+  /** Votes not behind it: they stay connected. */
+  restVotingWeight: number;
+  /** Whether writes commit among them. */
+  restCanCommit: "Yes" | "No" | "Maybe";
+  /** Votes that may or may not be behind it, or whose site is unknown. */
+  unknownPlacementWeight: number;
+  /** Whether one side still commits. */
+  result: "MajoritySide" | "NoMajority" | "Unknown";
+  /** Survives if one side still commits, Breaks if none can, else AtRisk. */
+  verdict: "Survives" | "AtRisk" | "Breaks";
 }
 
 export interface MembershipSpec {
@@ -184,6 +225,19 @@ export interface NamingSpec {
   clusterDomain?: string;
 }
 
+export interface PartitionIsolation {
+  /** The domain cut off. */
+  domain: string;
+  /** Votes inside it. */
+  votingWeight: number;
+  /** Whether writes commit inside it. */
+  canCommit: "Yes" | "No" | "Maybe";
+  /** Votes placed in the rest. */
+  restVotingWeight: number;
+  /** Whether writes commit in the rest. */
+  restCanCommit: "Yes" | "No" | "Maybe";
+}
+
 export interface PartitionSide {
   /** Domain. */
   domain: string;
@@ -196,9 +250,11 @@ export interface PartitionSide {
 export interface PartitionStatus {
   /** Level whose domains are the sides. */
   level: string;
-  /** MajoritySide, NoMajority or Unknown. */
+  /** With every domain cut off from every other: whether one side still commits. */
   result: "MajoritySide" | "NoMajority" | "Unknown";
   sides: PartitionSide[];
+  /** With three or more sides: each domain cut off from the rest, which stay connected. */
+  isolations?: PartitionIsolation[];
 }
 
 export interface Peer {
@@ -222,4 +278,11 @@ export interface Peer {
   ready?: boolean;
   /** EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown. */
   serving?: boolean;
+}
+
+export interface VotersSpec {
+  /** Label selector (kubectl syntax) of the peers that vote. Default: every peer. Peers matching neither this nor learnerSelector are not members of the quorum. */
+  selector?: string;
+  /** Label selector of the peers that replicate but do not vote (learners, observers): listed where they run, never counted. A peer matching both selectors is a learner. */
+  learnerSelector?: string;
 }

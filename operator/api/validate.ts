@@ -4,6 +4,7 @@ import { toOpenApi } from './generate.js';
 import type {
   ClusterTopologySpec,
   FailureDomainLevel,
+  FailureDomainsSpec,
   MembershipSpec,
   NamingSpec,
 } from './types.generated.js';
@@ -23,7 +24,7 @@ export type ResolvedSpec = Required<
   namespace?: string;
   naming: Required<Omit<NamingSpec, 'basename'>> & { basename?: string };
   membership: Required<MembershipSpec>;
-  failureDomains: { levels: FailureDomainLevel[]; partitionLevel?: string; expectedVoters?: number };
+  failureDomains: FailureDomainsSpec & { levels: FailureDomainLevel[]; analysis: 'On' | 'Off' };
 };
 
 const K8S_KEYWORDS = ['x-kubernetes-validations', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys'];

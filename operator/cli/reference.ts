@@ -94,6 +94,7 @@ async function metricsTable(
 }
 
 export async function renderReference(): Promise<string> {
+  // One command at a time: jest's module linker fails on concurrent dynamic imports of one graph.
   const parts = [
     '# Reference',
     '',

@@ -54,7 +54,7 @@ export function eventsFor(
   if (verdictAfter && verdictBefore !== verdictAfter) {
     const q = conditionOf(after.conditions, 'QuorumAtRisk');
     events.push({
-      type: verdictAfter === 'Survives' ? 'Normal' : 'Warning',
+      type: verdictAfter === 'Survives' || verdictAfter === 'Off' ? 'Normal' : 'Warning',
       reason: 'QuorumVerdictChanged',
       message: `${verdictBefore ?? 'none'} → ${verdictAfter}. ${q?.message ?? ''}`,
     });

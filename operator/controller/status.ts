@@ -2,7 +2,8 @@ import type { ClusterTopologyStatus, ExcludedPod, LastResponse, Peer } from '../
 import type { ResolvedSpec } from '../api/validate.js';
 import { resolvePod, settlePeers, type PodVerdict, type ResolveSettings } from '../naming/index.js';
 import { READINESS_DEADLOCK_CONDITION, readinessDeadlockRisk } from '../naming/readiness-deadlock.js';
-import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
+import { VOTES_ANNOTATION } from '../api/schema.js';
+import { analyzePeers, quorumAtRiskCondition } from '../failure-domains/index.js';
 import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
 import { deepEqual } from '../protocol/publish.js';
@@ -45,6 +46,9 @@ export type PodSummary = {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
   verdict: PodVerdict;
   ready: boolean;
+  /** For declared voters (spec.failureDomains.voters): the pod's labels and its votes annotation. */
+  labels?: Readonly<Record<string, string>>;
+  votes?: string;
 };
 
 export function summarizePod(pod: PodView, naming: ResolveSettings): PodSummary {
@@ -57,8 +61,18 @@ export function summarizePod(pod: PodView, naming: ResolveSettings): PodSummary 
     },
     verdict: resolvePod(pod, naming),
     ready: podReady(pod),
+    ...voterFields(m),
   };
 }
+
+function voterFields(m: PodView['metadata']): Pick<PodSummary, 'labels' | 'votes'> {
+  const labels = isStringMap(m.labels) ? m.labels : undefined;
+  const votes = isStringMap(m.annotations) ? m.annotations[VOTES_ANNOTATION] : undefined;
+  return { ...(labels ? { labels } : {}), ...(typeof votes === 'string' ? { votes } : {}) };
+}
+
+const isStringMap = (v: unknown): v is Record<string, string> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export type PollView = { ok: true; at: Date } | { ok: false; at: Date; failure: Failure };
 
@@ -246,13 +260,18 @@ function finish(
     ...base,
   };
   if (readyByPod) {
-    const members: Member[] = peers.map((p) => ({
-      name: p.pod,
-      labels: p.node ? input.nodeLabels(p.node) : undefined,
-      ready: readyByPod.get(p.pod) ?? false,
-    }));
-    const analysis = analyzeFailureDomains(members, input.spec?.failureDomains);
-    out.failureDomains = analysis as unknown as ClusterTopologyStatus['failureDomains'];
+    const pods = new Map(input.pods.map((p) => [p.metadata.name, p]));
+    const analysis = analyzePeers(
+      peers.map((p) => ({
+        name: p.pod,
+        nodeLabels: p.node ? input.nodeLabels(p.node) : undefined,
+        ready: readyByPod.get(p.pod) ?? false,
+        podLabels: pods.get(p.pod)?.labels,
+        votes: pods.get(p.pod)?.votes,
+      })),
+      input.spec?.failureDomains,
+    );
+    out.failureDomains = analysis;
     const c = quorumAtRiskCondition(analysis);
     conditions = setCondition(
       conditions,

@@ -11,7 +11,7 @@ import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../
 import { ErlangTestEnv } from '../devcluster/beam.js';
 import { connect, type Kube } from '../kube/client.js';
 import { formatResolveTable } from '../cli/resolve-format.js';
-import { formatAnalysisTable } from '../failure-domains/index.js';
+import { formatAnalysisTable } from '../cli/analysis-table.js';
 import { analysisFromStatus } from '../cli/status-analysis.js';
 import { peerListOf, peerPods } from '../protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
@@ -204,9 +204,11 @@ export async function runDemo(o: DemoOptions): Promise<number> {
         excluded: final.excluded ?? [],
       }),
     );
-    const analysis = analysisFromStatus(final.failureDomains, peerPods(final));
-    if (!analysis.ok)
-      throw new Error(`the status's failure-domain analysis cannot be read: ${analysis.problem}`);
+    const read = analysisFromStatus(final.failureDomains);
+    if (!read.ok) throw new Error(`the status's failure-domain analysis cannot be read: ${read.problem}`);
+    if (read.analysis.verdict === 'Off')
+      throw new Error("the demo topology's failure-domain analysis is off");
+    const analysis = { analysis: read.analysis };
     o.out(
       `\nFAILURE DOMAINS (sites A and B; vm-1 and vm-2 share hypervisor hv-1)\n${formatAnalysisTable(analysis.analysis)}`,
     );

@@ -1,12 +1,18 @@
 /**
  * Failure-domain analysis: which single loss — a zone, a host, a hypervisor, a rack — would
- * cost a quorum-based system its majority. Pure functions only; the operator feeds them peers
- * with their Node's labels, `ctopo analyze` feeds them a layout file.
+ * cost a quorum-based system its majority. Pure functions returning data only; the operator feeds
+ * them peers with their Node's labels, `ctopo analyze` a layout file; the CLI owns the table and
+ * the exit codes.
  */
 export {
+  ANALYSIS_OFF,
   defaultFailureDomainLevels,
   MEMBER_LIST_CAP,
   type CanCommit,
+  type FailureDomainsResult,
+  type LevelState,
+  type LinkAnalysis,
+  type PartitionIsolation,
   type DomainAnalysis,
   type DomainVerdict,
   type FailureDomainAnalysis,
@@ -20,19 +26,26 @@ export {
   type PartitionSide,
   type Tristate,
 } from './types.js';
-export { analyzeFailureDomains, faultToleranceOf, maxSimultaneousFailures, quorumOf } from './analysis.js';
+export {
+  analyzeFailureDomains,
+  failureDomainsResult,
+  faultToleranceOf,
+  maxSimultaneousFailures,
+  quorumOf,
+} from './analysis.js';
+export { analyzePeers, MAX_VOTES_PER_MEMBER, type PeerForAnalysis } from './voters.js';
+export { matchesSelector, parseLabelSelector, type LabelSelector } from './label-selector.js';
 export {
   checkFailureDomainSettings,
   checkMembers,
   effectiveLevels,
   FailureDomainInputError,
+  isDefaultLevels,
 } from './settings.js';
 export { LAYOUT_MAX_VOTERS, parseLayout, type LayoutParseResult } from './layout.js';
-export { formatAnalysisTable, TABLE_MEMBER_CAP } from './format.js';
 export {
   CONDITION_DOMAIN_CAP,
   CONDITION_MESSAGE_MAX,
   quorumAtRiskCondition,
   type QuorumAtRiskCondition,
 } from './condition.js';
-export { analysisExitCode } from './exit-code.js';

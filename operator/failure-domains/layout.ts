@@ -9,7 +9,7 @@ import type { FailureDomainLevel, FailureDomainSettings, Member } from './types.
  * let the analysis remove each shared thing and recount.
  *
  * ```yaml
- * levels: [{key: site}, {key: hypervisor}, {key: host}]   # as spec.failureDomains.levels
+ * levels: [{key: site}, {key: hypervisor}, {key: host}, {key: vpn, transport: true}]   # as spec.failureDomains.levels
  * partitionLevel: site                                    # optional
  * expectedVoters: 3                                       # optional
  * voters:
@@ -44,7 +44,11 @@ const layoutSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['key'],
-        properties: { key: { type: 'string', minLength: 1 }, within: { type: 'string', minLength: 1 } },
+        properties: {
+          key: { type: 'string', minLength: 1 },
+          within: { type: 'string', minLength: 1 },
+          transport: { type: 'boolean' },
+        },
       },
     },
     partitionLevel: { type: 'string', minLength: 1 },
@@ -95,9 +99,11 @@ export function parseLayout(text: string): LayoutParseResult {
   const layout = data as unknown as Layout;
   const settings: FailureDomainSettings = {};
   if (layout.levels !== undefined)
-    settings.levels = layout.levels.map((l) =>
-      l.within === undefined ? { key: l.key } : { key: l.key, within: l.within },
-    );
+    settings.levels = layout.levels.map((l) => ({
+      key: l.key,
+      ...(l.within !== undefined ? { within: l.within } : {}),
+      ...(l.transport !== undefined ? { transport: l.transport } : {}),
+    }));
   if (layout.partitionLevel !== undefined) settings.partitionLevel = layout.partitionLevel;
   if (layout.expectedVoters !== undefined) settings.expectedVoters = layout.expectedVoters;
   const members = layout.voters.map((v) => {

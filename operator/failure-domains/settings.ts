@@ -1,3 +1,4 @@
+import { parseLabelSelector } from './label-selector.js';
 import {
   defaultFailureDomainLevels,
   type FailureDomainLevel,
@@ -10,7 +11,9 @@ import {
  *
  * Settings: `levels`, when given, holds at least one level; keys are non-empty and unique;
  * `within` names another level's key and the `within` links form no cycle (a domain's path must
- * end); `partitionLevel` names a level; `expectedVoters` is a non-negative integer.
+ * end); a transport level stands alone (no `within` on it or naming it) and is not the
+ * `partitionLevel`; `partitionLevel` names a level; `expectedVoters` is a non-negative integer;
+ * `voters.selector` and `voters.learnerSelector` parse as label selectors.
  * Members: a name that is a string, `votes` a non-negative integer (and a total that stays an
  * exact integer), `ready` a boolean, `labels` an object or absent.
  *
@@ -30,6 +33,20 @@ export class FailureDomainInputError extends Error {
 /** The levels in effect: the configured ones, or the defaults when none are configured. */
 export function effectiveLevels(settings: FailureDomainSettings | undefined): readonly FailureDomainLevel[] {
   return settings?.levels ?? defaultFailureDomainLevels;
+}
+
+/**
+ * Whether `levels` are the defaults (region, zone, hostname, nothing nested or transport). The
+ * CRD fills the defaults in, so levels written out exactly like them are taken as the defaults.
+ */
+export function isDefaultLevels(levels: readonly FailureDomainLevel[]): boolean {
+  return (
+    levels.length === defaultFailureDomainLevels.length &&
+    levels.every(
+      (l, i) =>
+        l.key === defaultFailureDomainLevels[i]!.key && l.within === undefined && l.transport !== true,
+    )
+  );
 }
 
 function isNonNegativeInteger(x: unknown): x is number {
@@ -57,8 +74,26 @@ export function checkFailureDomainSettings(settings: FailureDomainSettings | und
         `partitionLevel: ${quote(String(settings.partitionLevel))} is not one of the levels (${[...keys].join(', ')})`,
       );
   }
+  if (settings.partitionLevel !== undefined && Array.isArray(levels)) {
+    const p = levels.find((l) => l?.key === settings.partitionLevel);
+    if (p?.transport === true)
+      problems.push(
+        `partitionLevel: ${quote(settings.partitionLevel)} is a transport level; the sides of a partition are domains that hold votes`,
+      );
+  }
   if (settings.expectedVoters !== undefined && !isNonNegativeInteger(settings.expectedVoters))
     problems.push('expectedVoters: must be an integer >= 0');
+  if (settings.analysis !== undefined && settings.analysis !== 'On' && settings.analysis !== 'Off')
+    problems.push('analysis: must be On or Off');
+  for (const which of ['selector', 'learnerSelector'] as const) {
+    const text = settings.voters?.[which];
+    if (text === undefined) continue;
+    const r =
+      typeof text === 'string'
+        ? parseLabelSelector(text)
+        : { ok: false as const, problem: 'must be a string' };
+    if (!r.ok) problems.push(`voters.${which}: ${r.problem}`);
+  }
   return problems;
 }
 
@@ -73,6 +108,13 @@ function checkLevels(levels: readonly FailureDomainLevel[]): string[] {
     const seen = firstIndex.get(level.key);
     if (seen !== undefined) problems.push(`levels[${i}].key: ${quote(level.key)} is already levels[${seen}]`);
     else firstIndex.set(level.key, i);
+  });
+  levels.forEach((level, i) => {
+    if (level?.transport === true && level.within !== undefined)
+      problems.push(`levels[${i}].within: a transport level stands alone (no within)`);
+    const parent = levels.find((l) => l?.key === level?.within);
+    if (parent?.transport === true)
+      problems.push(`levels[${i}].within: ${quote(parent.key)} is a transport level; no level is within one`);
   });
   levels.forEach((level, i) => {
     const within = level?.within;

@@ -37,6 +37,7 @@ describe('the ClusterTopology API on a real kube-apiserver', () => {
         nodenameAnnotation: 'netzlive/nodename-naming-jsonpath',
       },
       failureDomains: {
+        analysis: 'On',
         levels: [
           { key: 'topology.kubernetes.io/region' },
           { key: 'topology.kubernetes.io/zone' },
@@ -131,6 +132,19 @@ describe('the ClusterTopology API on a real kube-apiserver', () => {
       'a failure-domain level within no other level',
       ['selector: "a=b"', 'failureDomains: {levels: [{key: rack, within: zone}]}'],
       /within must name the key of another level/,
+    ],
+    [
+      'a level within a transport level',
+      [
+        'selector: "a=b"',
+        'failureDomains: {levels: [{key: vpn, transport: true}, {key: site, within: vpn}]}',
+      ],
+      /a transport level stands alone/,
+    ],
+    [
+      'an analysis other than On or Off',
+      ['selector: "a=b"', 'failureDomains: {analysis: Maybe}'],
+      /spec.failureDomains.analysis: Unsupported value: "Maybe": supported values: "On", "Off"/,
     ],
     [
       'an annotation name that is not a valid key',

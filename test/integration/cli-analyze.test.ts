@@ -17,6 +17,8 @@ import {
 } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { fixture, runCtopo } from './cli-run.js';
 
 // `ctopo analyze` end to end: offline on layout files, and live on the analysis the real operator
@@ -83,7 +85,6 @@ describe('ctopo analyze --layout (offline)', () => {
   it.each([
     [['analyze'], 'give a ClusterTopology NAME (live) or --layout FILE (offline)'],
     [['analyze', '--layout', fixture('layouts', 'none.yaml')], 'no such file'],
-    [['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), 'web'], 'not both'],
     [
       ['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), '-o', 'yaml'],
       '-o/--output must be table or json',
@@ -199,9 +200,10 @@ describe('ctopo analyze NAME (live, the real operator)', () => {
     );
   });
 
-  it('a ClusterTopology that does not exist: a clear message, exit 1', async () => {
+  // Issue: "could not analyse" is no longer exit 1, which is Breaks.
+  it('a ClusterTopology that does not exist: a clear message, exit 69 (could not analyse)', async () => {
     const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'nope']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(69);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(`ClusterTopology ${ns}/nope not found`);
   });
@@ -218,11 +220,221 @@ describe('ctopo analyze NAME (live, the real operator)', () => {
     expect(r.stderr).toContain(`serves namespace ${other}`);
   });
 
-  it('an unreachable API server: a clear message, exit 1', async () => {
+  it('an API server that refuses: a clear message, exit 69 (could not analyse)', async () => {
     const kubeconfig = await kubeconfigForUser(s, `nobody-${ns}`);
     const r = await runCtopo(['analyze', '--kubeconfig', kubeconfig, '-n', ns, 'etcd']);
     // A user without RBAC: the API server answers 403, which is said in one sentence.
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(69);
     expect(r.stderr).toMatch(/cannot read ClusterTopology .*\/etcd: 403 Forbidden/);
+  });
+});
+
+describe('declared voters and analysis Off (the real operator)', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  const node = (i: number) => `${ns}-n${i}`;
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    ns = await freshNamespace(s, 'cli-voters');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    for (const [i, site] of [
+      [1, 'A'],
+      [2, 'B'],
+      [3, 'C'],
+    ] as const)
+      await createNode(s, node(i), { [SITE]: site });
+    // A Ra cluster of three voters (one with 2 votes), an observer that replicates without a
+    // vote, and two web pods of the same Erlang cluster that are no Ra members at all.
+    const pods: [string, number, Record<string, string>, Record<string, string>?][] = [
+      ['ra-0', 1, { app: 'chat', ra: 'voter' }],
+      ['ra-1', 2, { app: 'chat', ra: 'voter' }, { 'netzlive/votes': '2' }],
+      ['ra-2', 3, { app: 'chat', ra: 'voter' }],
+      ['observer', 1, { app: 'chat', ra: 'observer' }],
+      ['web-0', 1, { app: 'chat' }],
+      ['web-1', 2, { app: 'chat' }],
+    ];
+    for (const [name, i, labels, annotations] of pods) {
+      await createPod(s, ns, name, { nodeName: node(i), labels, ...(annotations ? { annotations } : {}) });
+      await setPodStatus(s, ns, name, { ip: `10.19.0.${10 + i}`, ready: true });
+    }
+    await applyTopology(s, ns, 'ra', {
+      selector: 'app=chat',
+      pollingInterval: '10m',
+      failureDomains: {
+        levels: [{ key: SITE }],
+        voters: { selector: 'ra', learnerSelector: 'ra=observer' },
+      },
+    });
+    await applyTopology(s, ns, 'phoenix', {
+      selector: 'app=chat',
+      pollingInterval: '10m',
+      failureDomains: { analysis: 'Off' },
+    });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await op.port();
+    await waitFor('both analyses', async () => {
+      const [ra, phoenix] = [await topologyStatus(s, ns, 'ra'), await topologyStatus(s, ns, 'phoenix')];
+      return ra?.failureDomains?.voters !== undefined && phoenix?.failureDomains?.verdict === 'Off';
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}\noperator output (last 3000 characters):\n${op.output.slice(-3000)}`);
+    });
+  });
+  afterAll(async () => {
+    await op?.stop();
+    if (s && ns) await kubectlOk(s, ['delete', 'node', node(1), node(2), node(3), '--ignore-not-found']);
+  });
+
+  it('counts only the declared voters, their votes from the annotation; shows the learner', async () => {
+    const st = await topologyStatus(s, ns, 'ra');
+    expect(st!.peerCount).toBe(6);
+    expect(st!.failureDomains).toMatchObject({
+      voters: 3,
+      votingWeight: 4,
+      learners: 1,
+      ignoredPeers: 2,
+      quorum: 3,
+      verdict: 'Breaks', // site B holds 2 of 4 votes: 2 left < 3
+    });
+    const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'ra']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      '3 voters (4 votes), 1 learner, 2 peers outside the declared voters; quorum 3 of 4',
+    );
+    expect(r.stdout).toMatch(/\| site A \(observer, ra-0\) +\| 3 of 4 +\| Yes +\|/);
+    expect(r.stdout).toMatch(/\| site B \(ra-1\) +\| 2 of 4 +\| No +\|/);
+  });
+
+  it('a peer made a learner by its label changes nothing but the learner count', async () => {
+    await kubectlOk(s, ['label', 'pod', '-n', ns, 'web-0', 'ra=observer']);
+    await waitFor(
+      'two learners',
+      async () => (await topologyStatus(s, ns, 'ra'))?.failureDomains?.learners === 2,
+    );
+    const st = await topologyStatus(s, ns, 'ra');
+    expect(st!.failureDomains).toMatchObject({
+      voters: 3,
+      votingWeight: 4,
+      ignoredPeers: 1,
+      verdict: 'Breaks',
+    });
+  });
+
+  it('analysis Off: verdict Off, no QuorumAtRisk warning, Quorum column Off, exit 4', async () => {
+    const st = await topologyStatus(s, ns, 'phoenix');
+    expect(st!.failureDomains).toEqual({ verdict: 'Off' });
+    expect(st!.conditions?.find((c) => c.type === 'QuorumAtRisk')).toMatchObject({
+      status: 'Unknown',
+      reason: 'AnalysisOff',
+    });
+    const table = await kubectlOk(s, ['get', 'ctopo', '-n', ns, 'phoenix']);
+    expect(table).toMatch(/\nphoenix +6 +0 +200 +True +\S+ +Off +/);
+    const r = await runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'phoenix']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('Failure-domain analysis is off (spec.failureDomains.analysis: Off)');
+  });
+});
+
+describe("the control plane's own etcd (examples/control-plane-etcd.yaml, the real operator)", () => {
+  let s: ControlPlaneState;
+  let podNs: string;
+  let topoNs: string;
+  let op: CtopoProcess;
+  const HOST = 'kubernetes.io/hostname';
+  const node = (i: number) => `${podNs}-cp-${i}`;
+  const analyze = (...extra: string[]) =>
+    runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', topoNs, 'control-plane-etcd', ...extra]);
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    // A stand-in for kube-system: the kubeadm static pods' labels, one etcd per control-plane Node.
+    podNs = await freshNamespace(s, 'cli-etcd-system');
+    topoNs = await freshNamespace(s, 'cli-etcd-ctopo');
+    await grantOperatorRbac(s, { kind: 'User', name: `op-${topoNs}` }, [topoNs, podNs], topoNs);
+    const kubeconfig = await kubeconfigForUser(s, `op-${topoNs}`);
+    for (const i of [1, 2, 3]) {
+      await createNode(s, node(i), { [HOST]: node(i) });
+      await createPod(s, podNs, `etcd-${node(i)}`, {
+        nodeName: node(i),
+        labels: { component: 'etcd', tier: 'control-plane' },
+      });
+      await setPodStatus(s, podNs, `etcd-${node(i)}`, { ip: `10.19.1.${i}`, ready: true });
+    }
+    const example = readFileSync(
+      new URL('../../../examples/control-plane-etcd.yaml', import.meta.url),
+      'utf8',
+    )
+      .replace('namespace: kube-system', `namespace: ${podNs}`)
+      .replace('namespace: ctopo-system', `namespace: ${topoNs}`);
+    expect(parseAllDocuments(example)).toHaveLength(1);
+    await kubectlOk(s, ['apply', '-f', '-'], { input: example });
+    op = startOperator(kubeconfig, [
+      '--namespaces',
+      topoNs,
+      '--allow-target-namespaces',
+      podNs,
+      '--no-leader-elect',
+    ]);
+    await op.port();
+    await waitFor(
+      'the etcd analysis',
+      async () => (await topologyStatus(s, topoNs, 'control-plane-etcd'))?.failureDomains?.voters === 3,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\noperator output (last 3000 characters):\n${op.output.slice(-3000)}`);
+    });
+  });
+  afterAll(async () => {
+    await op?.stop();
+    if (s && podNs) await kubectlOk(s, ['delete', 'node', node(1), node(2), node(3), '--ignore-not-found']);
+  });
+
+  it('kubectl get ctopo shows the live verdict; unlabelled region and zone do not cry wolf', async () => {
+    const table = await kubectlOk(s, ['get', 'ctopo', '-n', topoNs, 'control-plane-etcd']);
+    expect(table).toMatch(/\ncontrol-plane-etcd +3 +0 +200 +True +\S+ +Survives +/);
+    const st = await topologyStatus(s, topoNs, 'control-plane-etcd');
+    expect(st!.failureDomains!.levels!.map((l) => [l.key, l.state])).toEqual([
+      ['topology.kubernetes.io/region', 'NotLabelled'],
+      ['topology.kubernetes.io/zone', 'NotLabelled'],
+      [HOST, 'Judged'],
+    ]);
+    expect(st!.conditions?.find((c) => c.type === 'QuorumAtRisk')?.status).toBe('False');
+  });
+
+  it('compares a layout (the diagram) with the live placement: the same exits 0, a drifted one 5', async () => {
+    const voters = [1, 2, 3].map((i) => `  - { name: etcd-${node(i)}, labels: { ${HOST}: ${node(i)} } }`);
+    const match = await runCtopo(
+      ['analyze', '--kubeconfig', s.kubeconfig, '-n', topoNs, 'control-plane-etcd', '--layout', '-'],
+      { input: `levels: [{ key: ${HOST} }]\nvoters:\n${voters.join('\n')}\n` },
+    );
+    expect(match.stdout).toContain('matches ClusterTopology');
+    expect(match.code).toBe(0);
+    const drifted = await runCtopo(
+      ['analyze', '--kubeconfig', s.kubeconfig, '-n', topoNs, 'control-plane-etcd', '--layout', '-'],
+      {
+        input:
+          `levels: [{ key: ${HOST} }]\nvoters:\n${voters[0]}\n${voters[1]}\n` +
+          `  - { name: etcd-${node(1)}-twin, labels: { ${HOST}: ${node(1)} } }\n`,
+      },
+    );
+    expect(drifted.code).toBe(5);
+    expect(drifted.stdout).toContain(`- in the layout, not live: etcd-${node(1)}-twin`);
+    expect(drifted.stdout).toContain(`- live, not in the layout: etcd-${node(3)}`);
+  });
+
+  it('an etcd member lost from the pods still counts (expectedVoters): AtRisk, exit 2', async () => {
+    // No kubelet runs here: a forced delete is what removes a pod at once.
+    await kubectlOk(s, ['delete', 'pod', '-n', podNs, `etcd-${node(3)}`, '--grace-period=0', '--force']);
+    await waitFor(
+      'AtRisk',
+      async () =>
+        (await topologyStatus(s, topoNs, 'control-plane-etcd'))?.failureDomains?.verdict === 'AtRisk',
+    );
+    const r = await analyze();
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('(missing voter 1)');
   });
 });

@@ -11,41 +11,52 @@ import { ClusterReadError, connectCluster, getLiveness, getTopology } from '../c
 import { InputReadError, readInput } from '../read-input.js';
 import { analysisFromStatus } from '../status-analysis.js';
 import { statusCaveats } from '../status-caveats.js';
-import { peerPods } from '../../protocol/read.js';
-import { sanitizeCell } from '../../naming/quote.js';
+import { formatAnalysisTable } from '../analysis-table.js';
+import { compareLayout } from '../layout-compare.js';
 import {
   analysisExitCode,
+  EXIT_CANNOT_ANALYSE,
+  EXIT_DIFFERENT,
+  EXIT_NO_ANALYSIS_YET,
+  EXIT_OFF,
+} from '../analysis-exit.js';
+import { sanitizeCell } from '../../naming/quote.js';
+import {
   analyzeFailureDomains,
-  formatAnalysisTable,
   parseLayout,
+  type FailureDomainSettings,
+  type Member,
 } from '../../failure-domains/index.js';
 import { KIND } from '../../api/schema.js';
 
 /**
- * `ctopo analyze`: the seed's failure-domain table, either from a layout written on paper
- * (offline) or from what the operator published in a ClusterTopology's status (live). The exit
- * status is the verdict, so CI can gate on it. When the operator has not published an analysis
- * yet there is no verdict to give: that is exit 75 (EX_TEMPFAIL, "try again later"), distinct
- * from every verdict, so a script can wait for it rather than mistake it for NoVoters.
+ * `ctopo analyze`: the failure-domain table, either from a layout written on paper (offline),
+ * from what the operator published in a ClusterTopology's status (live), or both: the layout
+ * compared with the live placement. The exit status tells verdicts apart from errors (see
+ * `analysis-exit.ts`), so CI can gate on it.
  */
 
-/** sysexits' EX_TEMPFAIL: the status holds no analysis yet; asking again later may answer. */
-export const EXIT_NO_ANALYSIS_YET = 75;
+export { EXIT_NO_ANALYSIS_YET };
 
 export const analyzeCommand: Command = {
   name: 'analyze',
   help: `Usage: ctopo analyze --layout FILE|- [-o table|json]
        ctopo analyze [-n NAMESPACE] NAME [--kubeconfig FILE] [-o table|json]
+       ctopo analyze [-n NAMESPACE] NAME --layout FILE|-
 
 Prints, for every failure domain (each value of each level: a site, a zone, a hypervisor, a
-host), how many votes are left if all of it disappears and whether writes still commit; then what
-a network partition between the domains of the top level leaves on each side, and per level how
-many simultaneous losses are survived.
+host), how many votes are left if all of it disappears and whether writes still commit; each
+site cut off from the rest; what a partition between all of them leaves on each side; each
+shared link (a transport level) lost alone; and per level how many simultaneous losses are
+survived.
 
   --layout FILE   offline, "on paper": a YAML/JSON file listing the voters and what each shares
-                  (levels: [{key: site}, {key: hypervisor}]; voters: [{name, labels, votes, ready}]).
+                  (levels: [{key: site}, {key: hypervisor}, {key: vpn, transport: true}];
+                  voters: [{name, labels, votes, ready}]).
   NAME            live: the analysis the operator wrote to the ClusterTopology's
-                  .status.failureDomains (voters = its peers, placed by their Nodes' labels).
+                  .status.failureDomains (its declared voters, placed by their Nodes' labels).
+  NAME --layout   compare: the layout (the diagram) against the live placement; lists every
+                  member, placement and count that differs.
 
 Flags:
   --layout FILE          the layout file; - reads standard input
@@ -54,19 +65,25 @@ Flags:
   -o, --output FORMAT    table (default) or json (the analysis exactly as in .status.failureDomains)
 
 Exit status:
-  0   Survives: every single domain loss leaves a majority
-  1   Breaks: some single loss costs the majority; also: the ClusterTopology was not found or
-      could not be read
+ verdicts
+  0   Survives: every single loss leaves a majority (compare: the layout matches)
+  1   Breaks: some single loss costs the majority
   2   AtRisk: the answer depends on members of unknown placement (unscheduled pods, Nodes
       without the label)
   3   NoVoters: no member holds a vote
+  4   Off: the topology declares no quorum (spec.failureDomains.analysis: Off)
+  5   compare: the layout and the live placement differ
+ could not analyse
   64  bad usage or a bad layout file (every problem is listed)
+  69  the ClusterTopology is not found or cannot be read (API server refused or unreachable,
+      status malformed)
   75  the ClusterTopology's status holds no analysis yet (the operator has not listed its pods
       successfully yet): try again later
 
 Examples:
   ctopo analyze --layout etcd-layout.yaml
   ctopo analyze -n netzlive web -o json
+  ctopo analyze -n kube-system control-plane-etcd --layout etcd-diagram.yaml
   kubectl ctopo analyze -n netzlive web          # the same, as a kubectl plugin
 
 Live, notes on standard error say when the status may be out of date (the last list of pods
@@ -78,20 +95,22 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
   async run(values, positionals, io) {
     const format = outputFormat('analyze', values);
     const layout = stringFlag('analyze', values, 'layout');
-    if (layout !== undefined) {
-      if (positionals.length > 0)
-        throw new UsageError(
-          `analyze: give either --layout FILE or a ClusterTopology NAME, not both (got ${JSON.stringify(positionals[0])})`,
-        );
+    if (layout !== undefined && positionals.length === 0) {
       for (const flag of ['namespace', 'kubeconfig'])
         if (values[flag] !== undefined)
-          throw new UsageError(`analyze: --${flag} applies to a live ClusterTopology, not to --layout`);
+          throw new UsageError(
+            `analyze: --${flag} applies to a live ClusterTopology NAME; --layout alone is offline`,
+          );
       return analyzeLayout(layout, format, io);
     }
     if (positionals.length === 0)
       throw new UsageError('analyze: give a ClusterTopology NAME (live) or --layout FILE (offline)');
     const [name] = positionalsExactly('analyze', positionals, ['NAME']);
-    return analyzeLive(values, name!, format, io);
+    if (layout !== undefined && format === 'json')
+      throw new UsageError(
+        'analyze: comparing NAME with --layout prints a list of differences; -o json does not apply',
+      );
+    return analyzeLive(values, name!, format, io, layout);
   },
 };
 
@@ -100,7 +119,10 @@ function print(document: unknown, table: () => string, format: OutputFormat, io:
   io.out(format === 'json' ? JSON.stringify(document, null, 2) : table());
 }
 
-async function analyzeLayout(source: string, format: OutputFormat, io: CommandContext): Promise<number> {
+type Layout = { members: Member[]; settings: FailureDomainSettings };
+
+/** The layout, or the exit code after saying what is wrong with it. */
+async function readLayout(source: string, io: CommandContext): Promise<Layout | number> {
   let text: string;
   try {
     text = await readInput(source, io.stdin, '--layout');
@@ -118,7 +140,13 @@ async function analyzeLayout(source: string, format: OutputFormat, io: CommandCo
     for (const p of parsed.problems) io.err(`  - ${p}`);
     return EXIT_USAGE;
   }
-  const analysis = analyzeFailureDomains(parsed.members, parsed.settings);
+  return parsed;
+}
+
+async function analyzeLayout(source: string, format: OutputFormat, io: CommandContext): Promise<number> {
+  const layout = await readLayout(source, io);
+  if (typeof layout === 'number') return layout;
+  const analysis = analyzeFailureDomains(layout.members, layout.settings);
   print(analysis, () => formatAnalysisTable(analysis), format, io);
   return analysisExitCode(analysis);
 }
@@ -128,13 +156,16 @@ async function analyzeLive(
   name: string,
   format: OutputFormat,
   io: CommandContext,
+  layoutSource: string | undefined,
 ): Promise<number> {
+  const layout = layoutSource === undefined ? undefined : await readLayout(layoutSource, io);
+  if (typeof layout === 'number') return layout;
   const { kube, namespace } = connectCluster('analyze', values);
   try {
     const lookup = await getTopology(kube, namespace, name);
     if (!lookup.found) {
       io.err(`ctopo analyze: ${sanitizeCell(lookup.message)}`);
-      return 1;
+      return EXIT_CANNOT_ANALYSE;
     }
     const { metadata, status } = lookup.topology;
     const id = `${KIND} ${namespace}/${metadata.name}`;
@@ -146,7 +177,7 @@ async function analyzeLive(
       );
       return EXIT_NO_ANALYSIS_YET;
     }
-    const read = analysisFromStatus(status.failureDomains, peerPods(status));
+    const read = analysisFromStatus(status.failureDomains);
     if (!read.ok) throw new ClusterReadError(`${id}: ${read.problem}`);
     // Caveats go to stderr, so -o json stays exactly the status.
     const caveats = statusCaveats({
@@ -156,12 +187,36 @@ async function analyzeLive(
       ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
     });
     for (const caveat of caveats) io.err(`ctopo analyze: note: ${caveat}`);
-    print(status.failureDomains, () => `${id}\n${formatAnalysisTable(read.analysis)}`, format, io);
-    return analysisExitCode(read.analysis);
+    const analysis = read.analysis;
+    if (analysis.verdict === 'Off') {
+      print(
+        status.failureDomains,
+        () =>
+          `${id}\nFailure-domain analysis is off (spec.failureDomains.analysis: Off): this cluster declares no quorum.\n`,
+        format,
+        io,
+      );
+      return EXIT_OFF;
+    }
+    if (layout !== undefined) {
+      const c = compareLayout(layout, analysis);
+      const where = layoutSource === '-' ? 'standard input' : layoutSource;
+      const lines = [
+        c.differences.length === 0
+          ? `The layout ${where} matches ${id}.`
+          : `The layout ${where} and ${id} differ (${c.differences.length}):`,
+        ...c.differences.map((d) => `- ${sanitizeCell(d)}`),
+        ...(c.notes.length > 0 ? ['Not compared:', ...c.notes.map((n) => `- ${sanitizeCell(n)}`)] : []),
+      ];
+      io.out(lines.join('\n') + '\n');
+      return c.differences.length === 0 ? 0 : EXIT_DIFFERENT;
+    }
+    print(status.failureDomains, () => `${id}\n${formatAnalysisTable(analysis)}`, format, io);
+    return analysisExitCode(analysis);
   } catch (e) {
     if (e instanceof ClusterReadError) {
       io.err(`ctopo analyze: ${sanitizeCell(e.message)}`);
-      return 1;
+      return EXIT_CANNOT_ANALYSE;
     }
     throw e;
   }

@@ -47,7 +47,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'analyze',
-    summary: 'failure domains: which single loss (site, zone, hypervisor, host) costs the quorum',
+    summary: 'failure domains: which single loss (site, zone, hypervisor, host, link) costs the quorum',
     load: async () => (await import('./analyze.js')).analyzeCommand,
   },
   {

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { statusSchema, type JSONSchema } from '../../../operator/api/schema.js';
-import { analyzeFailureDomains, parseLayout } from '../../../operator/failure-domains/index.js';
+import { analyzeFailureDomains, analyzePeers, parseLayout } from '../../../operator/failure-domains/index.js';
 import { resolvePeers } from '../../../operator/naming/index.js';
 
 /**
@@ -33,7 +33,7 @@ function undeclared(value: unknown, schema: JSONSchema | undefined, path: string
 
 describe('status schema covers everything the operator writes', () => {
   it('declares every field of the failure-domain analysis (rich layouts: within, learners, unknowns, partition)', async () => {
-    for (const file of ['seed-003.yaml', 'three-sites.yaml']) {
+    for (const file of ['seed-003.yaml', 'three-sites.yaml', 'seed-003-vpn.yaml']) {
       const layout = parseLayout(await readFile(join(fixtures, 'layouts', file), 'utf8'));
       if (!layout.ok) throw new Error(layout.problems.join('; '));
       const members = [
@@ -52,6 +52,43 @@ describe('status schema covers everything the operator writes', () => {
       undeclared(analysis, statusSchema.properties!.failureDomains, 'status.failureDomains', missing);
       expect(missing).toEqual([]);
     }
+  });
+
+  it('declares the fields of declared voters, nested placement and the default levels', () => {
+    const analysis = analyzePeers(
+      [
+        {
+          name: 'a',
+          nodeLabels: { zone: 'z1', rack: 'r1' },
+          ready: true,
+          podLabels: { ra: 'v' },
+          votes: '2',
+        },
+        { name: 'b', nodeLabels: { zone: 'z2', rack: 'r2' }, ready: true, podLabels: { ra: 'v' } },
+        { name: 'c', nodeLabels: { rack: 'r1' }, ready: true, podLabels: { ra: 'v' }, votes: 'x' },
+        { name: 'l', nodeLabels: { zone: 'z1', rack: 'r1' }, ready: true, podLabels: { ra: 'l' } },
+        { name: 'w', nodeLabels: undefined, ready: true, podLabels: {} },
+      ],
+      {
+        levels: [{ key: 'zone' }, { key: 'rack', within: 'zone' }, { key: 'host' }],
+        voters: { selector: 'ra', learnerSelector: 'ra=l' },
+      },
+    );
+    const shared = analyzePeers(
+      [1, 2, 3].map((i) => ({
+        name: `e${i}`,
+        nodeLabels: { 'topology.kubernetes.io/region': 'r', 'kubernetes.io/hostname': `h${i}` },
+        ready: true,
+      })),
+      {},
+    );
+    for (const a of [analysis, shared]) {
+      const missing: string[] = [];
+      undeclared(a, statusSchema.properties!.failureDomains, 'status.failureDomains', missing);
+      expect(missing).toEqual([]);
+    }
+    for (const field of ['ignoredPeers', 'mayAlsoHold', 'sharedDomain', 'isolations'])
+      expect(JSON.stringify([analysis, shared])).toContain(`"${field}"`);
   });
 
   it('declares every field of peers and exclusions', () => {

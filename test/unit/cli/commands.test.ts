@@ -118,9 +118,11 @@ describe('ctopo analyze --layout (in process)', () => {
 
   it.each([
     [['analyze'], 'give a ClusterTopology NAME (live) or --layout FILE (offline)'],
+    // NAME with --layout compares them; the layout is read first.
+    [['analyze', '--layout', 'x.yaml', 'web'], 'cannot read --layout x.yaml: no such file'],
     [
-      ['analyze', '--layout', 'x.yaml', 'web'],
-      'give either --layout FILE or a ClusterTopology NAME, not both',
+      ['analyze', '--layout', 'x.yaml', 'web', '-o', 'json'],
+      'comparing NAME with --layout prints a list of differences; -o json does not apply',
     ],
     [['analyze', '--layout', 'x.yaml', '-n', 'ns'], '--namespace applies to a live ClusterTopology'],
     [['analyze', 'a', 'b'], 'unexpected argument "b"'],
@@ -161,6 +163,14 @@ describe('--help', () => {
       expect(r.out).toContain(`Usage: ctopo ${cmd}`);
       expect(r.out).toContain('Flags:');
       expect(r.out).toContain('Exit status:');
+      if (cmd === 'analyze')
+        // Verdicts apart from "could not analyse".
+        for (const line of [
+          /^ {2}1 +Breaks/m,
+          /^ {2}69 +the ClusterTopology is not found or cannot be read/m,
+          /^ {2}4 +Off/m,
+        ])
+          expect(r.out).toMatch(line);
       expect(r.out).toContain('Examples:');
       expect(r.out).toContain(`kubectl ctopo ${cmd}`);
     },

@@ -202,6 +202,55 @@ describe('computeStatus: failure domains from Node labels', () => {
   });
 });
 
+describe('computeStatus: declared voters and analysis Off', () => {
+  const labelled = (name: string, ip: string, node: string, labels: Record<string, string>, votes?: string) =>
+    summarizePod(
+      {
+        metadata: {
+          name,
+          uid: `uid-${name}`,
+          labels,
+          ...(votes ? { annotations: { 'netzlive/votes': votes } } : {}),
+        },
+        spec: { nodeName: node },
+        status: { podIP: ip, phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+      },
+      DEFAULT_NAMING_SETTINGS,
+    );
+  const pods = [
+    labelled('ra-0', '10.0.0.1', 'n1', { ra: 'voter' }, '2'),
+    labelled('ra-1', '10.0.0.2', 'n2', { ra: 'voter' }),
+    labelled('obs', '10.0.0.3', 'n1', { ra: 'observer' }),
+    labelled('web', '10.0.0.4', 'n2', {}),
+  ];
+  const zone = (n: string) => ({ 'topology.kubernetes.io/zone': n === 'n1' ? 'a' : 'b' });
+
+  it('counts the voters the pod labels select, with the votes their annotation gives', () => {
+    const s = computeStatus(
+      base({
+        spec: spec({
+          failureDomains: {
+            levels: [{ key: 'topology.kubernetes.io/zone' }],
+            voters: { selector: 'ra', learnerSelector: 'ra=observer' },
+          },
+        }),
+        pods,
+        nodeLabels: zone,
+      }),
+    );
+    expect(s.peerCount).toBe(4);
+    expect(s.failureDomains).toMatchObject({ voters: 2, votingWeight: 3, learners: 1, ignoredPeers: 1 });
+  });
+
+  it('Off: status.failureDomains is {verdict: Off}, QuorumAtRisk Unknown', () => {
+    const s = computeStatus(
+      base({ spec: spec({ failureDomains: { analysis: 'Off' } }), pods, nodeLabels: zone }),
+    );
+    expect(s.failureDomains).toEqual({ verdict: 'Off' });
+    expect(cond(s, 'QuorumAtRisk')).toMatchObject({ status: 'Unknown', reason: 'AnalysisOff' });
+  });
+});
+
 describe('conditions', () => {
   it('move lastTransitionTime only when the status flips', () => {
     let c = setCondition([], { type: 'Ready', status: 'True', reason: 'A', message: 'm' }, t(0), 1);
@@ -297,9 +346,16 @@ describe('summarizePod: what the operator keeps of a pod', () => {
     status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
   };
 
-  it('keeps the key, the resourceVersion, the naming verdict and readiness — nothing else of the pod', () => {
+  it('keeps the key, the resourceVersion, the naming verdict, readiness and the labels (declared voters) — nothing else of the pod', () => {
     const s = summarizePod(full, DEFAULT_NAMING_SETTINGS);
-    expect(Object.keys(s).sort()).toEqual(['metadata', 'ready', 'verdict']);
+    expect(Object.keys(s).sort()).toEqual(['labels', 'metadata', 'ready', 'verdict']);
+    expect(s.labels).toEqual({ app: 'web' });
+    expect(
+      summarizePod(
+        { ...full, metadata: { ...full.metadata, annotations: { 'netzlive/votes': '2' } } },
+        DEFAULT_NAMING_SETTINGS,
+      ).votes,
+    ).toBe('2');
     expect(s.metadata).toEqual({ name: 'web-0', namespace: 'app', resourceVersion: '12' });
     expect(s.ready).toBe(false);
     expect(s.verdict).toEqual({

@@ -206,19 +206,23 @@ describe('unknown placement', () => {
     expect(a.verdict).toBe('Breaks');
   });
 
-  it('a label key that no node carries is Unknown for the level, with a warning', () => {
+  // Issue: a level no voter's Node carries is "not labelled", said once, and not judged — it no
+  // longer turns every verdict AtRisk.
+  it('a label key that no node carries is NotLabelled: reported once, not judged', () => {
     const a = analyzeFailureDomains(spread('v', 'site', ['A', 'B', 'C']), {
       levels: [{ key: 'site' }, { key: 'infra.example.com/rack' }],
     });
     expect(lvl(a, 'infra.example.com/rack')).toMatchObject({
+      state: 'NotLabelled',
       domains: 0,
       survivesAnySingle: 'Unknown',
       unknownPlacementWeight: 3,
       maxSimultaneousFailures: 0,
     });
-    expect(a.verdict).toBe('AtRisk');
+    expect(lvl(a, 'site').state).toBe('Judged');
+    expect(a.verdict).toBe('Survives');
     expect(a.warnings).toEqual([
-      'level "infra.example.com/rack": no voter\'s placement is known at this level (is the label key right?)',
+      'level "infra.example.com/rack": no voter\'s Node carries this label, so it is not labelled and not judged (is the label key right?)',
     ]);
   });
 
@@ -538,9 +542,12 @@ describe('settings', () => {
     );
     expect(a.levels.map((l) => l.key)).toEqual(defaultFailureDomainLevels.map((l) => l.key));
     expect(a.partition?.level).toBe('topology.kubernetes.io/zone');
-    // One region holds every vote: its loss is reported as what it is.
+    // One region holds every vote: its loss is reported as what it is, but with the default
+    // levels a region every voter shares is not judged (issue: defaults that do not cry wolf).
     expect(a.levels.map((l) => l.survivesAnySingle)).toEqual(['False', 'True', 'True']);
-    expect(a.verdict).toBe('Breaks');
+    expect(a.levels.map((l) => l.state)).toEqual(['SharedByAll', 'Judged', 'Judged']);
+    expect(lvl(a, 'topology.kubernetes.io/region').sharedDomain).toBe('eu-west-1');
+    expect(a.verdict).toBe('Survives');
   });
 
   it.each<[string, object, string]>([

@@ -86,7 +86,7 @@ describe('parseLayout: bad layouts name the path', () => {
       'bad-unknown-key.yaml',
       [
         'voter: unknown key (allowed: levels, partitionLevel, expectedVoters, voters)',
-        'levels[0].parent: unknown key (allowed: key, within)',
+        'levels[0].parent: unknown key (allowed: key, within, transport)',
         'voters[0].vote: unknown key (allowed: name, labels, votes, ready)',
       ],
     ],

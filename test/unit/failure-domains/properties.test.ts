@@ -2,15 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 
 import {
-  analysisExitCode,
   analyzeFailureDomains,
   CONDITION_MESSAGE_MAX,
-  formatAnalysisTable,
   quorumAtRiskCondition,
   type DomainVerdict,
   type FailureDomainSettings,
   type Member,
 } from '../../../operator/failure-domains/index.js';
+import { analysisExitCode } from '../../../operator/cli/analysis-exit.js';
+import { formatAnalysisTable } from '../../../operator/cli/analysis-table.js';
 
 // Small value sets so that domains collide, are shared and go missing often.
 const value = fc.constantFrom('a', 'b', 'c', 'd', '');

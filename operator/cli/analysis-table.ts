@@ -1,5 +1,13 @@
-import { boundedList, levelDisplayNames, plural, pluralNoun, votes } from './text.js';
-import type { DomainAnalysis, FailureDomainAnalysis, PartitionAnalysis, PartitionSide } from './types.js';
+import { boundedList, levelDisplayNames, plural, pluralNoun, votes } from '../failure-domains/text.js';
+import type {
+  CanCommit,
+  DomainAnalysis,
+  FailureDomainAnalysis,
+  LevelAnalysis,
+  LinkAnalysis,
+  PartitionAnalysis,
+  PartitionSide,
+} from '../failure-domains/index.js';
 
 /**
  * The seed's table, for `ctopo analyze`: read each row as "if all of this disappears tonight,
@@ -7,13 +15,17 @@ import type { DomainAnalysis, FailureDomainAnalysis, PartitionAnalysis, Partitio
  *
  * 1. A header: voters, votes, learners, quorum, tolerance, verdict.
  * 2. `What disappears | Voters left | Writes still commit`, as a Markdown table (it pastes into a
- *    runbook): one row per domain, in the analysis's order (`site A (etcd-1, etcd-2)` | `1 of 3`
- *    | `No`); then, when the partition level has two sides or more, one row for the cut between
- *    all of them (`the link between sites only` | `2 of 3 on one side` | `Only on the majority
- *    side`) and one row per side (`partition at site: side A` | `2 of 3` | `Yes`). An `AtRisk`
- *    row gives the range of votes left and `Maybe (N votes of unknown placement)`.
- * 3. Per level: domains, whether any single loss is survived, how many simultaneous losses
- *    are; below it, the two-domain advisories and who has unknown placement.
+ *    runbook): one row per domain of the judged levels, in the analysis's order (`site A
+ *    (etcd-1, etcd-2)` | `1 of 3` | `No`); with three sites or more, one row per site cut off
+ *    from the rest (`site A cut off from the rest` | `A: 2 of 5, rest: 3 of 5` | `Only in the
+ *    rest`); when the partition level has two sides or more, one row for the cut between all of
+ *    them (`the link between sites only` | `2 of 3 on one side` | `Only on the majority side`)
+ *    and one row per side (`partition at site: side A` | `2 of 3` | `Yes`); one row per shared
+ *    link (`the inter-site link vpn-1 only` | `2 of 3 on one side` | `Only on site A's side`).
+ *    An `AtRisk` row gives the range of votes left and `Maybe (N votes of unknown placement)`.
+ * 3. Per level: domains, whether any single loss is survived (or why the level is not judged:
+ *    not labelled, shared by all), how many simultaneous losses are; below it, the two-domain
+ *    advisories and who has unknown placement.
  * 4. The current state (members not ready counted as lost) and the warnings.
  *
  * A level is shown by its key's last segment (`zone` for `topology.kubernetes.io/zone`) unless
@@ -32,18 +44,24 @@ export function formatAnalysisTable(a: FailureDomainAnalysis): string {
   } else {
     const rows: string[][] = a.domains.map((d) => domainRow(d, a, levelName(d.level)));
     if (a.partition !== undefined) rows.push(...partitionRows(a.partition, a, levelName(a.partition.level)));
+    for (const link of a.links ?? [])
+      rows.push(linkRow(link, a, a.partition !== undefined ? levelName(a.partition.level) : undefined));
     out.push(...table(['What disappears', 'Voters left', 'Writes still commit'], rows), '');
     const notes: string[] = [];
     const levelRows = a.levels.map((l) => {
       const name = levelName(l.key);
       if (l.advisory !== undefined) notes.push(`- ${name}: ${l.advisory}`);
+      if (l.state === 'SharedByAll')
+        notes.push(
+          `- ${name}: every placed voter is in ${l.sharedDomain ?? 'one domain'}; the default levels do not judge a level all voters share (configure levels to judge it)`,
+        );
+      if (l.state === 'NotLabelled') notes.push(`- ${name}: no voter's Node carries this label; not judged`);
       if (l.unknownPlacementWeight > 0)
         notes.push(
           `- ${name}: ${votes(l.unknownPlacementWeight)} of unknown placement ` +
             `(${boundedList(l.unknownPlacementMembers, TABLE_MEMBER_CAP, l.unknownPlacementMembersNotListed)})`,
         );
-      const any = l.survivesAnySingle === 'True' ? 'Yes' : l.survivesAnySingle === 'False' ? 'No' : 'Unknown';
-      return [name, String(l.domains), any, String(l.maxSimultaneousFailures)];
+      return [name, String(l.domains), anySingle(l), String(l.maxSimultaneousFailures)];
     });
     out.push(
       ...table(['Level', 'Domains', 'Survives any single loss', 'Simultaneous losses survived'], levelRows),
@@ -55,6 +73,12 @@ export function formatAnalysisTable(a: FailureDomainAnalysis): string {
 
   if (a.warnings.length > 0) out.push('', 'Warnings:', ...a.warnings.map((w) => `- ${w}`));
   return out.join('\n') + '\n';
+}
+
+function anySingle(l: LevelAnalysis): string {
+  if (l.state === 'NotLabelled') return 'not labelled (not judged)';
+  if (l.state === 'SharedByAll') return 'shared by all (not judged)';
+  return l.survivesAnySingle === 'True' ? 'Yes' : l.survivesAnySingle === 'False' ? 'No' : 'Unknown';
 }
 
 function header(a: FailureDomainAnalysis): string {
@@ -69,7 +93,10 @@ function header(a: FailureDomainAnalysis): string {
     AtRisk: `AtRisk — it depends on where the ${a.unknownPlacementWeight === 1 ? 'vote of unknown placement is' : `${a.unknownPlacementWeight} votes of unknown placement are`}.`,
     NoVoters: 'NoVoters — no member holds a vote.',
   }[a.verdict];
-  const counts = `${plural(a.voters, 'voter', 'voters')} (${votes(W)}), ${plural(a.learners, 'learner', 'learners')}`;
+  const ignored = a.ignoredPeers
+    ? `, ${plural(a.ignoredPeers, 'peer', 'peers')} outside the declared voters`
+    : '';
+  const counts = `${plural(a.voters, 'voter', 'voters')} (${votes(W)}), ${plural(a.learners, 'learner', 'learners')}${ignored}`;
   if (W === 0) return `${counts}.\nVerdict: ${verdict}`;
   return `${counts}; quorum ${a.quorum} of ${W}; ${tolerance}.\nVerdict: ${verdict}`;
 }
@@ -78,7 +105,7 @@ function domainRow(d: DomainAnalysis, a: FailureDomainAnalysis, level: string): 
   const W = a.votingWeight;
   const what = `${level} ${d.domain} (${boundedList(d.members, TABLE_MEMBER_CAP, d.membersNotListed)})`;
   if (d.verdict === 'AtRisk') {
-    const U = a.levels.find((l) => l.key === d.level)?.unknownPlacementWeight ?? 0;
+    const U = d.mayAlsoHold ?? a.levels.find((l) => l.key === d.level)?.unknownPlacementWeight ?? 0;
     const worst = Math.max(0, d.votesLeftIfLost - U);
     return [what, `${worst} to ${d.votesLeftIfLost} of ${W}`, `Maybe (${votes(U)} of unknown placement)`];
   }
@@ -90,6 +117,23 @@ function partitionRows(p: PartitionAnalysis, a: FailureDomainAnalysis, level: st
   const U = a.levels.find((l) => l.key === p.level)?.unknownPlacementWeight ?? 0;
   const maybe = `Maybe (${votes(U)} of unknown placement)`;
   const rows: string[][] = [];
+  for (const i of p.isolations ?? []) {
+    const inside = i.canCommit;
+    const rest = i.restCanCommit;
+    const commits =
+      inside === 'Yes'
+        ? `Only inside ${i.domain}`
+        : rest === 'Yes'
+          ? 'Only in the rest'
+          : inside === 'No' && rest === 'No'
+            ? 'No (neither side holds a majority)'
+            : maybe;
+    rows.push([
+      `${level} ${i.domain} cut off from the rest`,
+      `${i.domain}: ${i.votingWeight} of ${W}, rest: ${i.restVotingWeight} of ${W}`,
+      commits,
+    ]);
+  }
   if (p.sides.length >= 2) {
     const largest = Math.max(...p.sides.map((s) => s.votingWeight));
     const what = `the ${p.sides.length === 2 ? 'link' : 'links'} between ${pluralNoun(level)} only`;
@@ -103,6 +147,32 @@ function partitionRows(p: PartitionAnalysis, a: FailureDomainAnalysis, level: st
   for (const s of p.sides)
     rows.push([`partition at ${level}: side ${s.domain}`, `${s.votingWeight} of ${W}`, commit(s)]);
   return rows;
+}
+
+function linkRow(link: LinkAnalysis, a: FailureDomainAnalysis, site: string | undefined): string[] {
+  const W = a.votingWeight;
+  const what = `the inter-site link ${link.link} only`;
+  const sides: { name: string; votes: number; commit: CanCommit }[] = [
+    ...link.cutOff.map((s) => ({
+      name: site !== undefined ? `${site} ${s.domain}` : 'the members behind it',
+      votes: s.votingWeight,
+      commit: s.canCommit,
+    })),
+    { name: 'the members not behind it', votes: link.restVotingWeight, commit: link.restCanCommit },
+  ];
+  const largest = Math.max(...sides.map((s) => s.votes));
+  if (link.result === 'MajoritySide') {
+    const yes = sides.find((s) => s.commit === 'Yes')!;
+    const where = yes.name.startsWith('the ') ? yes.name : `${yes.name}'s side`;
+    return [what, `${yes.votes} of ${W} on one side`, `Only on ${where}`];
+  }
+  if (link.result === 'NoMajority')
+    return [what, `at most ${largest} of ${W} on any side`, 'No (no side holds a majority)'];
+  return [
+    what,
+    `at most ${largest} of ${W} on one side, ${votes(link.unknownPlacementWeight)} unplaced`,
+    `Maybe (${votes(link.unknownPlacementWeight)} of unknown placement)`,
+  ];
 }
 
 function currentState(a: FailureDomainAnalysis, levelName: (key: string) => string): string[] {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 
+import { formatAnalysisTable } from '../../../operator/cli/analysis-table.js';
 import {
   analyzeFailureDomains,
-  formatAnalysisTable,
   type FailureDomainSettings,
   type Member,
 } from '../../../operator/failure-domains/index.js';
-import { loadLayout, m, SITE, spread } from './helpers.js';
+import { loadLayout, m, SITE, spread } from '../failure-domains/helpers.js';
 
 const table = (members: Member[], settings: FailureDomainSettings) =>
   formatAnalysisTable(analyzeFailureDomains(members, settings));
@@ -201,5 +201,84 @@ describe('formatAnalysisTable', () => {
     expect(t).toContain('| the links between switches only ');
     const u = table([m('a', { proxy: 'p1' }), m('b', { proxy: 'p2' })], { levels: [{ key: 'proxy' }] });
     expect(u).toContain('| the link between proxies only ');
+  });
+});
+
+describe('formatAnalysisTable: cuts per site and shared links', () => {
+  it("the VPN both sites reach each other through: its own row, transport, never a vote (the source document's table)", () => {
+    const { members, settings } = loadLayout('seed-003-vpn.yaml');
+    const t = table(members, settings);
+    // The four rows of the source document's table come out exactly.
+    expect(row(t, 'site B')).toEqual(['site B (etcd-3)', '2 of 3', 'Yes']);
+    expect(row(t, 'site A')).toEqual(['site A (etcd-1, etcd-2)', '1 of 3', 'No']);
+    expect(row(t, 'hypervisor hv-1')).toEqual(['hypervisor hv-1 (etcd-1, etcd-2)', '1 of 3', 'No']);
+    expect(row(t, 'the inter-site link tunnel-1 only')).toEqual([
+      'the inter-site link tunnel-1 only',
+      '2 of 3 on one side',
+      "Only on site A's side",
+    ]);
+    // A link is no vote: still 3 voters, quorum 2.
+    expect(t.startsWith('3 voters (3 votes), 0 learners; quorum 2 of 3;')).toBe(true);
+    expect(row(t, 'vpn  ')).toEqual(['vpn', '1', 'Yes', '1']);
+  });
+
+  it('a concentrator three sites share: its loss leaves no side a majority', () => {
+    const t = table(
+      [
+        m('a', { site: 'A', link: 'hub' }),
+        m('b', { site: 'B', link: 'hub' }),
+        m('c', { site: 'C', link: 'hub' }),
+      ],
+      { levels: [{ key: 'site' }, { key: 'link', transport: true }] },
+    );
+    expect(t).toContain('Verdict: Breaks');
+    expect(row(t, 'the inter-site link hub only')).toEqual([
+      'the inter-site link hub only',
+      'at most 1 of 3 on any side',
+      'No (no side holds a majority)',
+    ]);
+  });
+
+  it('three sites or more: each site cut off from the rest, which side commits', () => {
+    const t = table(spread('v', 'site', ['A', 'A', 'B', 'B', 'C']), { levels: SITE });
+    expect(row(t, 'site A cut off from the rest')).toEqual([
+      'site A cut off from the rest',
+      'A: 2 of 5, rest: 3 of 5',
+      'Only in the rest',
+    ]);
+    expect(row(t, 'site C cut off from the rest')).toEqual([
+      'site C cut off from the rest',
+      'C: 1 of 5, rest: 4 of 5',
+      'Only in the rest',
+    ]);
+    const big = table(spread('v', 'site', ['A', 'A', 'A', 'B', 'C']), { levels: SITE });
+    expect(row(big, 'site A cut off from the rest')).toEqual([
+      'site A cut off from the rest',
+      'A: 3 of 5, rest: 2 of 5',
+      'Only inside A',
+    ]);
+    // Two sites: the special case keeps its single link row, no per-site rows.
+    expect(table(spread('v', 'site', ['A', 'B', 'B']), { levels: SITE })).not.toContain(
+      'cut off from the rest',
+    );
+  });
+
+  it('says which levels are not judged, and why', () => {
+    const t = formatAnalysisTable(
+      analyzeFailureDomains(
+        ['a', 'b', 'c'].map((z, i) =>
+          m(`etcd-${i}`, {
+            'topology.kubernetes.io/region': 'eu-1',
+            'topology.kubernetes.io/zone': z,
+            'kubernetes.io/hostname': `n${i}`,
+          }),
+        ),
+      ),
+    );
+    expect(t).toContain('Verdict: Survives');
+    expect(row(t, 'region')).toEqual(['region', '1', 'shared by all (not judged)', '0']);
+    expect(t).toContain('- region: every placed voter is in eu-1; the default levels do not judge');
+    const u = table(spread('v', 'site', ['A', 'B', 'C']), { levels: [{ key: 'site' }, { key: 'rack' }] });
+    expect(row(u, 'rack ')).toEqual(['rack', '0', 'not labelled (not judged)', '0']);
   });
 });
