@@ -26,10 +26,13 @@ const script = (modules: string[]) =>
 export function measureFootprint(): Promise<Footprint> {
   const kube = pathToFileURL(join(distRoot, 'operator', 'kube', 'client.js')).href;
   const cli = pathToFileURL(join(distRoot, 'operator', 'cli', 'main.js')).href;
+  // As bin/ctopo.js starts: the slim client-node import first.
+  const slim = pathToFileURL(join(distRoot, 'operator', 'kube', 'slim-client-node.js')).href;
+  const install = `(await import(${JSON.stringify(slim)})).installSlimClientNodeImport();`;
   return new Promise((ok, fail) =>
     execFile(
       process.execPath,
-      ['--input-type=module', '-e', script([kube, cli])],
+      ['--input-type=module', '-e', `${install}\n${script([kube, cli])}`],
       { timeout: 60_000 },
       (err, stdout) => {
         if (err) return fail(err);

@@ -51,14 +51,21 @@ if (
   );
 }
 
-import('../dist/operator/cli/main.js').then(
-  function (m) {
-    return m.main(process.argv.slice(2));
-  },
-  function (e) {
-    process.stderr.write(
-      'ctopo: cannot load its compiled code (run `npm run build` first): ' + e.message + '\n',
-    );
-    process.exit(1);
-  },
-);
+// The launcher, not the library, narrows what client-node loads (a process-wide import hook):
+// see operator/kube/slim-client-node.ts.
+import('../dist/operator/kube/slim-client-node.js')
+  .then(function (slim) {
+    slim.installSlimClientNodeImport();
+    return import('../dist/operator/cli/main.js');
+  })
+  .then(
+    function (m) {
+      return m.main(process.argv.slice(2));
+    },
+    function (e) {
+      process.stderr.write(
+        'ctopo: cannot load its compiled code (run `npm run build` first): ' + e.message + '\n',
+      );
+      process.exit(1);
+    },
+  );

@@ -1,6 +1,6 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
 import { parseDuration } from '../api/validate.js';
-import type { Failure } from '../controller/reflector-machine.js';
+import type { Failure } from '../kube/reflector-machine.js';
 import { HEARTBEAT_MS } from '../controller/status.js';
 import { isStatusStale, type AgentInput } from './round.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { API_VERSION } from '../api/schema.js';
 import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
-import { EventRecorder } from '../controller/events.js';
+import { EventRecorder } from '../kube/event-recorder.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { createConnector, type Connector } from './connectors/index.js';

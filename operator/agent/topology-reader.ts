@@ -1,6 +1,7 @@
-import { GROUP, PLURAL, VERSION } from '../api/schema.js';
-import type { Kube, KubeObject, ObjectList } from '../kube/client.js';
-import { Reflector } from '../controller/reflector.js';
+import type { Kube, KubeObject } from '../kube/client.js';
+import { listWatch } from '../kube/list-watch.js';
+import { topologiesPath } from '../kube/paths.js';
+import { Reflector } from '../kube/reflector.js';
 import type { ReadState, TopologyView } from './observe.js';
 
 /**
@@ -18,22 +19,9 @@ export class TopologyReader {
     onChange: () => void,
     onRestart?: (why: string) => void,
   ) {
-    const path = `/apis/${GROUP}/${VERSION}/namespaces/${encodeURIComponent(namespace)}/${PLURAL}`;
-    const query = { fieldSelector: `metadata.name=${name}` };
     this.reflector = new Reflector<KubeObject>({
       name: `clustertopology ${namespace}/${name}`,
-      list: async (keep) => {
-        const list = await kube.request<ObjectList>('GET', path, { query });
-        return { ...list, items: list.items.map(keep) };
-      },
-      watch: (rv, onEvent, onDone, idleMs) =>
-        kube.watch(
-          path,
-          { ...query, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds: 290 },
-          onEvent,
-          onDone,
-          idleMs,
-        ),
+      ...listWatch(kube, topologiesPath(namespace), { query: { fieldSelector: `metadata.name=${name}` } }),
       resyncMs: 30_000,
       onChange,
       onPoll: onChange,

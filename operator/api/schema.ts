@@ -382,6 +382,8 @@ export const statusSchema: JSONSchema = {
     lastPollTime: str('When the pods were last listed.', { format: 'date-time' }),
     conditions: {
       type: 'array',
+      description:
+        'Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority).',
       items: condition,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
@@ -404,14 +406,25 @@ export const printerColumns = [
     jsonPath: '.status.lastResponse.code',
     description: 'Last Kubernetes API response to the list of pods',
   },
-  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  {
+    name: 'Ready',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+    description: 'Whether the peers are current',
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].reason',
+    description: 'Why the topology is (not) ready; kubectl describe shows the message',
+  },
   {
     name: 'Quorum',
     type: 'string',
     jsonPath: '.status.failureDomains.verdict',
     description: 'Failure-domain verdict',
   },
-  { name: 'Last Poll', type: 'date', jsonPath: '.status.lastPollTime', priority: 1 },
+  { name: 'Last Poll', type: 'date', jsonPath: '.status.lastPollTime' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

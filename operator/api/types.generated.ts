@@ -34,6 +34,7 @@ export interface ClusterTopologyStatus {
   lastResponse?: LastResponse;
   /** When the pods were last listed. */
   lastPollTime?: string;
+  /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority). */
   conditions?: Condition[];
   /** Which single failure would cost the peers their majority (quorum), per failure domain. */
   failureDomains?: FailureDomainsStatus;

@@ -14,7 +14,6 @@ export interface CommandContext {
 
 export interface Command {
   name: string;
-  summary: string;
   /** The full help text, printed by `ctopo <name> --help`. */
   help: string;
   options: ParseArgsOptionsConfig;

@@ -35,10 +35,17 @@ async function dispatch(argv: string[], io: CommandContext): Promise<number> {
     io.out(overview());
     return name === undefined ? EXIT_USAGE : 0;
   }
-  const cmd: Command | undefined = commands.find((c) => c.name === name);
-  if (!cmd) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.err(`${program}: unknown command '${name}'. Commands: ${commands.map((c) => c.name).join(', ')}.`);
     return EXIT_USAGE;
+  }
+  let cmd: Command;
+  try {
+    cmd = await entry.load();
+  } catch (e) {
+    io.err(`${program} ${name}: ${(e as Error).message}`);
+    return 1;
   }
   try {
     const parsed = parseCommandLine(cmd, rest);

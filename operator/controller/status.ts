@@ -2,7 +2,7 @@ import type { ClusterTopologyStatus, ExcludedPod, LastResponse, Peer } from '../
 import type { ResolvedSpec } from '../api/validate.js';
 import { resolvePod, settlePeers, type NamingSettings, type PodVerdict } from '../naming/index.js';
 import { analyzeFailureDomains, quorumAtRiskCondition, type Member } from '../failure-domains/index.js';
-import type { Failure } from './reflector-machine.js';
+import type { Failure } from '../kube/reflector-machine.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
 
 /**

@@ -204,7 +204,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     if (!analysis.ok)
       throw new Error(`the status's failure-domain analysis cannot be read: ${analysis.problem}`);
     o.out(
-      `\nFAILURE DOMAINS (seed 003's table: sites A and B; vm-1 and vm-2 share hypervisor hv-1)\n${formatAnalysisTable(analysis.analysis)}`,
+      `\nFAILURE DOMAINS (sites A and B; vm-1 and vm-2 share hypervisor hv-1)\n${formatAnalysisTable(analysis.analysis)}`,
     );
     const verdict = (level: string, domain: string) =>
       analysis.analysis.domains.find((d) => d.level === level && d.domain === domain)?.verdict;
@@ -217,7 +217,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       checks
         .map(
           ([what, got, want]) =>
-            `  ${got === want ? 'as the seed says' : 'NOT as the seed says'}: ${what} → ${got}`,
+            `  ${got === want ? 'as expected' : `NOT AS EXPECTED (${want})`}: ${what} → ${got}`,
         )
         .join('\n'),
     );

@@ -1,7 +1,7 @@
 /**
- * The demo's world, as plain objects: the two naming set-ups of seed 000, one pod of each kind
- * of trouble, and Nodes laid out as seed 003's table (two sites; site A's two nodes on one
- * hypervisor), so the failure-domain verdicts can be checked against the seed's.
+ * The demo's world, as plain objects: the two usual naming set-ups (one replica named by a
+ * stable DNS name, several named by pod IP), one pod of each kind of trouble, and Nodes over two
+ * sites (site A's two nodes on one hypervisor), whose quorum verdicts are known in advance.
  */
 
 export const NAMESPACE = 'netzlive';
@@ -76,7 +76,7 @@ const running = (ip: string) => ({ podIP: ip, phase: 'Running', ready: true });
  */
 export const pods: DemoPod[] = [
   {
-    role: 'seed 000, single replica: host from EXTERNAL_DNS through the annotation',
+    role: 'single replica: host from EXTERNAL_DNS through the annotation',
     pod: pod('dispatch-0', {
       annotations: { [HOST_ANNOTATION]: EXTERNAL_DNS_PATH },
       env: { EXTERNAL_DNS: '127.0.0.1' },
@@ -86,13 +86,13 @@ export const pods: DemoPod[] = [
     beam: 'dispatch-0@127.0.0.1',
   },
   {
-    role: 'seed 000, several replicas: pod IP fallback',
+    role: 'several replicas: pod IP fallback',
     pod: pod('web-0', { node: 'vm-2' }),
     status: running('127.0.0.1'),
     beam: 'web-0@127.0.0.1',
   },
   {
-    role: 'seed 000, several replicas: pod IP fallback',
+    role: 'several replicas: pod IP fallback',
     pod: pod('web-1', { node: 'vm-3' }),
     status: running('127.0.0.1'),
     beam: 'web-1@127.0.0.1',

@@ -1,10 +1,10 @@
 import { request } from 'node:https';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
-import { freePort, isOurs, sleep, startDetached, stopProcess, tail } from './processes.js';
+import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
   controllerManagerArgs,
@@ -187,10 +187,26 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   const binaries = await ensureBinaries(log, { withHelm: opts.node });
   const nodeDirs = opts.node ? await ensureNodeArtifacts(log, buildScript) : undefined;
   const t0 = Date.now();
+  // A stopped cluster starts again with its CA, ports and etcd data, so the kubeconfigs and the
+  // clients (operators, agents) that were talking to it reconnect as after any API outage.
+  // (Not with a real node: its network namespace and certificates are made anew each time.)
+  const restart = !opts.node && existing && (await pkiIntact(existing.pki)) ? existing : undefined;
   if (opts.node) await nodeNetworkUp(dir, log);
-  const pki = await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
-  await mintClient(pki, 'admin', 'admin', ['system:masters']);
-  const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
+  if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
+  const [etcdPort, peerPort, apiPort] = [
+    await reusePort(restart?.etcd.port),
+    await reusePort(restart?.etcd.peerPort),
+    await reusePort(restart?.apiserver.port),
+  ];
+  if (restart) {
+    const moved = restart.apiserver.port !== apiPort;
+    log(
+      moved
+        ? `restarting the dev cluster in ${dir} with its CA and data; port ${restart.apiserver.port} is taken, so the API server moves to ${apiPort} (kubeconfigs are rewritten)`
+        : `restarting the dev cluster in ${dir} with its CA, ports and data`,
+    );
+  }
   const s: ControlPlaneState = {
     dir,
     server: `https://${opts.node ? NODE_LINK_HOST_IP : '127.0.0.1'}:${apiPort}`,
@@ -278,6 +294,24 @@ async function waitNodeReady(s: ControlPlaneState, timeoutMs: number): Promise<v
 
 interface NodeObject {
   status?: { conditions?: { type: string; status: string }[] };
+}
+
+/** Whether a previous run's CA, server certificate and admin identity are all still there. */
+async function pkiIntact(pki: Pki): Promise<boolean> {
+  const files = [pki.caCert, pki.caKey, pki.serverCert, pki.serverKey, pki.saKey, pki.saPub];
+  files.push(join(pki.dir, 'admin.crt'), join(pki.dir, 'admin.key'));
+  try {
+    await Promise.all(files.map((f) => access(f)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The port a previous run used if it is free again, else a new free one. */
+async function reusePort(port: number | undefined): Promise<number> {
+  if (port !== undefined && (await portFree(port))) return port;
+  return freePort();
 }
 
 /** Stops everything `up` started (the node first). The state directory stays for inspection. */

@@ -15,6 +15,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` can be listened on at 127.0.0.1 right now. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((ok) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', () => ok(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
+  });
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**

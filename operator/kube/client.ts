@@ -1,9 +1,6 @@
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { existsSync } from 'node:fs';
-import * as nodeModule from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { KubeConfig as KubeConfigType, Watch as WatchType } from '@kubernetes/client-node';
 import { ListSplitter } from './list-splitter.js';
 
@@ -17,43 +14,7 @@ import { ListSplitter } from './list-splitter.js';
  * `ApiError` (the server answered with a status ≥ 400) and `TransportError` (no answer).
  */
 
-/**
- * client-node's KubeConfig module imports the generated API's index — every API group and model,
- * 25 MB of JavaScript, about 40 MB of a process's memory — for two names. A resolve hook scoped
- * to that one import hands it a module with just those two names. If this version of client-node
- * keeps them elsewhere, or the runtime has no synchronous hooks, the import is left alone: more
- * memory, the same behaviour.
- */
-function slimGeneratedApiImport(): void {
-  const registerHooks = (nodeModule as { registerHooks?: typeof nodeModule.registerHooks }).registerHooks;
-  let configUrl: string;
-  try {
-    configUrl = import.meta.resolve('@kubernetes/client-node/dist/config.js');
-  } catch {
-    return; // a loader without import.meta.resolve: nothing to narrow
-  }
-  if (!registerHooks || !configUrl.startsWith('file:')) return;
-  const names = {
-    createConfiguration: new URL('./gen/configuration.js', configUrl).href,
-    ServerConfiguration: new URL('./gen/servers.js', configUrl).href,
-  };
-  if (!Object.values(names).every((u) => existsSync(fileURLToPath(u)))) return;
-  const source = Object.entries(names)
-    .map(([name, url]) => `export { ${name} } from ${JSON.stringify(url)};`)
-    .join('\n');
-  const slim = `data:text/javascript,${encodeURIComponent(source)}`;
-  try {
-    registerHooks({
-      resolve: (specifier, context, next) =>
-        specifier === './gen/index.js' && context.parentURL === configUrl
-          ? { url: slim, format: 'module', shortCircuit: true }
-          : next(specifier, context),
-    });
-  } catch {
-    // A sandboxing loader (a test runner's) refuses hooks: the whole index it is.
-  }
-}
-slimGeneratedApiImport();
+// The CLI launcher narrows what this import loads (slim-client-node.ts); a library user gets it whole.
 const { KubeConfig } = (await import('@kubernetes/client-node/dist/config.js')) as {
   KubeConfig: typeof KubeConfigType;
 };
@@ -148,7 +109,8 @@ export interface Kube {
   ): Promise<WatchHandle>;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+/** How long a request may go without an answer before it is a TransportError (a setting; this is its default). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 function reasonFor(code: number): string {
   const known: Record<number, string> = {
@@ -178,6 +140,7 @@ class KubeClient implements Kube {
   constructor(
     private readonly kc: KubeConfig,
     private readonly observe: RequestObserver | undefined,
+    private readonly requestTimeoutMs: number,
   ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -259,7 +222,8 @@ class KubeClient implements Kube {
         this.observe?.({ method, path, code: 'TransportError', bytes: 0, ms: Date.now() - started });
         reject(e);
       };
-      const req = send(url, { ...https, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS }, (res) => {
+      const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs;
+      const req = send(url, { ...https, timeout: timeoutMs }, (res) => {
         const code = res.statusCode ?? 0;
         const ok = code >= 200 && code < 300;
         let bytes = 0;
@@ -298,9 +262,7 @@ class KubeClient implements Kube {
           reject(new ApiError(code, status?.reason || reasonFor(code), message));
         });
       });
-      req.on('timeout', () =>
-        req.destroy(new Error(`no answer within ${(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000}s`)),
-      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs / 1000}s`)));
       req.on('error', (e) =>
         fail(new TransportError(`${method} ${url.host}${path}: ${e.message}`, { cause: e })),
       );
@@ -372,11 +334,13 @@ export interface ConnectOptions {
   /** A kubeconfig file; default: $KUBECONFIG, ~/.kube/config, or the in-cluster service account. */
   kubeconfig?: string;
   observe?: RequestObserver;
+  /** Default: DEFAULT_REQUEST_TIMEOUT_MS. */
+  requestTimeoutMs?: number;
 }
 
 export function connect(opts: ConnectOptions = {}): Kube {
   const kc = new KubeConfig();
   if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
   else kc.loadFromDefault();
-  return new KubeClient(kc, opts.observe);
+  return new KubeClient(kc, opts.observe, opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
 }

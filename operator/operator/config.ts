@@ -46,6 +46,16 @@ export const operatorOptions = {
   },
   retryPeriod: { type: 'duration', description: 'interval between lease attempts', default: '2s' },
   identity: { type: 'string', description: 'this replica in the Lease (default: hostname_pid)' },
+  requestTimeout: {
+    type: 'duration',
+    description: 'how long an API request may go unanswered before it counts as a transport error',
+    default: '30s',
+  },
+  watchTimeout: {
+    type: 'duration',
+    description: 'how long the API server keeps one watch open before it is renewed',
+    default: '290s',
+  },
   ...processOptions(8080),
 } satisfies OptionsSpec;
 
@@ -62,6 +72,8 @@ export interface OperatorConfig extends ProcessConfig {
   renewDeadline: string;
   retryPeriod: string;
   identity?: string;
+  requestTimeout: string;
+  watchTimeout: string;
 }
 
 export const defaultIdentity = () => `${hostname()}_${process.pid}`;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
 import { TopologyController } from '../controller/controller.js';
-import { LeaderElector } from '../controller/leader.js';
+import { LeaderElector } from '../kube/leader-election.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
@@ -14,7 +14,6 @@ export interface RunningOperator {
   metrics: OperatorMetrics;
   /** The port of the health/metrics server. */
   port: number;
-  isLeader(): boolean;
   /** Resolves with the reason when this replica loses leadership (it has then stopped reconciling). */
   lost: Promise<string>;
   /** Graceful stop: reconciling stops, watches close, the lease is released. */
@@ -34,6 +33,7 @@ export async function runOperator(
   const kube = connect({
     kubeconfig: config.kubeconfig,
     observe: ({ method, code }) => metrics.apiResponses.inc({ verb: method, code: String(code) }),
+    requestTimeoutMs: parseDuration(config.requestTimeout),
   });
   await preflight(
     kube,
@@ -52,6 +52,7 @@ export async function runOperator(
       allowTargetNamespaces: config.allowTargetNamespaces,
       concurrency: config.concurrency,
       watchNodes: config.watchNodes,
+      watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
     },
     metrics,
     log,
@@ -111,7 +112,6 @@ export async function runOperator(
   return {
     metrics,
     port,
-    isLeader: () => leading,
     lost,
     async stop() {
       if (stopped) return;

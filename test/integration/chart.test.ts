@@ -224,6 +224,30 @@ describe('helm lint and helm template', () => {
     expect(find(objs, 'CustomResourceDefinition', 'clustertopologies.cluster.netzlive.io')).toHaveLength(1);
   });
 
+  it('aggregated view/edit ClusterRoles: viewers read ClusterTopology objects, editors write them, nobody the status', async () => {
+    const objs = parseManifests(await helmOk(['template', 'ct', CHART_DIR]));
+    const [view] = find(objs, 'ClusterRole', 'ct-cluster-topology-view') as unknown as Array<{
+      metadata: { labels: Record<string, string> };
+      rules: Array<{ resources: string[]; verbs: string[] }>;
+    }>;
+    const [edit] = find(objs, 'ClusterRole', 'ct-cluster-topology-edit') as unknown as (typeof view)[];
+    expect(view!.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view']).toBe('true');
+    expect(view!.rules).toEqual([
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologies', 'clustertopologies/status'],
+        verbs: ['get', 'list', 'watch'],
+      },
+    ]);
+    expect(edit!.metadata.labels['rbac.authorization.k8s.io/aggregate-to-edit']).toBe('true');
+    expect(edit!.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view']).toBeUndefined();
+    expect(edit!.rules.flatMap((r) => r.resources)).toEqual(['clustertopologies']);
+    const off = parseManifests(
+      await helmOk(['template', 'ct', CHART_DIR, '--set', 'rbac.aggregateToDefaultRoles=false']),
+    );
+    expect(find(off, 'ClusterRole', 'ct-cluster-topology-view')).toHaveLength(0);
+  });
+
   it.each([
     [['operator.replicas=two'], /\/operator\/replicas.*got string, want integer/],
     [['scope.namespaces={Not_A_Namespace}'], /\/scope\/namespaces\/0.*does not match pattern/],

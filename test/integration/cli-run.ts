@@ -12,13 +12,17 @@ export function fixture(dir: 'pods' | 'layouts', name: string): string {
 /** Runs `node bin/ctopo.js args…` to its end; `input` is its standard input. Never throws on exit code. */
 export function runCtopo(
   args: string[],
-  opts: { input?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return new Promise((ok) => {
     const child = execFile(
       process.execPath,
       [ctopoBin, ...args],
-      { env: { ...process.env, ...opts.env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        env: { ...process.env, ...opts.env },
+        timeout: opts.timeoutMs ?? 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
       (err, stdout, stderr) =>
         ok({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );

@@ -154,7 +154,8 @@ describe('other statuses and dropped connections, through a fault-injecting prox
     });
     // The polls: lists of this namespace's pods (not the watch, not the status writes).
     podLists = new RegExp(`^/api/v1/namespaces/${ns}/pods\\?(?!.*watch=true)`);
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    // A request without an answer is given up after 5 s here (30 s by default): the hang test waits that out.
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect', '--request-timeout', '5s']);
     await waitFor('2 peers', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2, 20_000);
   });
   afterAll(async () => {
@@ -219,7 +220,8 @@ describe('other statuses and dropped connections, through a fault-injecting prox
 
   it('a hanging API server: the list times out as a transport error, then recovers', async () => {
     proxy.set({ kind: 'hang' }, podLists);
-    await expectKept('TransportError', 60_000); // a request without an answer is given up after 30 s
+    const st = await expectKept('TransportError', 60_000);
+    expect(st.lastResponse!.message).toMatch(/no answer within 5s/);
     proxy.set({ kind: 'pass' });
     await waitFor(
       'recovery',

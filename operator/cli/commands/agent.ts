@@ -5,7 +5,6 @@ import { runAgent } from '../../agent/run.js';
 
 export const agentCommand: Command = {
   name: 'agent',
-  summary: "run beside an application: follow one ClusterTopology's peers and connect/disconnect them",
   help: `Usage: ctopo agent --topology NAME [--namespace NS] --connector erlang|exec|file [flags]
 
 Reads one ClusterTopology (get/watch on that object only; no permission on pods needed) and runs

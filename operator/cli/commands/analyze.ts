@@ -33,7 +33,6 @@ export const EXIT_NO_ANALYSIS_YET = 75;
 
 export const analyzeCommand: Command = {
   name: 'analyze',
-  summary: 'failure domains: which single loss (site, zone, hypervisor, host) costs the quorum',
   help: `Usage: ctopo analyze --layout FILE|- [-o table|json]
        ctopo analyze [-n NAMESPACE] NAME [--kubeconfig FILE] [-o table|json]
 

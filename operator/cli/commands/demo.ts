@@ -4,17 +4,17 @@ import { runDemo } from '../../demo/run.js';
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run everything on a throwaway local control plane and print what a user sees',
   help: `Usage: ctopo demo [--keep] [--state DIR]
 
 Starts a local control plane (building kube-apiserver and etcd first if they are not cached),
-installs the ClusterTopology CRD, creates Nodes laid out as seed 003's table (sites A and B; two
-nodes of site A on one hypervisor), pods for seed 000's two naming set-ups plus one pod of each
+installs the ClusterTopology CRD, creates Nodes over two sites (three voters placed 2 + 1 over
+sites A and B; site A's two nodes on one hypervisor), pods for the two usual naming set-ups (one
+replica named by a stable DNS name, several named by pod IP) plus one pod of each
 kind of trouble (no IP yet, a broken JSONPath, a shared DNS name), and a ClusterTopology; runs
 the operator; starts real BEAM nodes with agents where Erlang is installed (else the file
 connector); prints kubectl get ctopo, the peers and excluded pods, the failure-domain table and
 the Erlang cluster's membership. Tears everything down at the end unless --keep; an interrupt
-(Ctrl-C) tears down too. Exit 0 when the verdicts are the seed's.
+(Ctrl-C) tears down too. Exit 0 when every quorum verdict is the one this layout must give.
 
 Flags:
   --connector erlang|file

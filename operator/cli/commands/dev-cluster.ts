@@ -1,21 +1,37 @@
 import { resolve } from 'node:path';
 import { UsageError, type Command } from '../command.js';
-import { readState, startControlPlane, stopControlPlane } from '../../devcluster/control-plane.js';
+import {
+  kubeconfigFor,
+  readState,
+  startControlPlane,
+  stopControlPlane,
+} from '../../devcluster/control-plane.js';
 import { isOurs } from '../../devcluster/processes.js';
+import { CRD_PATH } from '../../api/generate.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  summary: 'start or stop a throwaway local control plane (etcd + kube-apiserver) for trying things out',
   help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node]
+       ctopo dev-cluster kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
           (~/.cache/cluster-topology; or takes them from $KUBEBUILDER_ASSETS), starts them on free
-          loopback ports with their own certificates and RBAC, waits until /readyz answers, and
-          writes DIR/kubeconfig (admin) and DIR/kubectl (kubectl already pointed at it).
+          loopback ports with their own certificates and RBAC, waits until /readyz answers,
+          installs the ClusterTopology CRD, and writes DIR/kubeconfig (admin) and DIR/kubectl
+          (kubectl already pointed at it). \`up\` on a stopped DIR starts the same cluster again:
+          same CA, same ports (when free) and the same etcd data, so running operators and
+          agents reconnect as after any API outage.
   down    stops both processes; the state directory stays (delete it yourself when done).
   status  says whether the control plane in DIR runs.
+  kubeconfig
+          writes FILE: a kubeconfig for the running dev cluster that authenticates as the
+          service account (a token from the TokenRequest API, valid 24 h), so an agent or an
+          operator run by hand gets exactly that account's permissions
+          (e.g. --as netzlive/web-agent after kubectl apply -f examples/agent-rbac.yaml).
 
 Flags:
   --state DIR   state directory (default ${DEFAULT_STATE_DIR})
@@ -25,10 +41,18 @@ Flags:
                 (localhost/cluster-topology:dev) and a BEAM image (localhost/ctopo-beam:dev) are
                 built and imported. The API server then listens on 10.87.0.1, the node's link.
                 See docs/real-node.md.
+  --as NAMESPACE/SERVICEACCOUNT
+                kubeconfig: the service account to authenticate as
+  --out FILE    kubeconfig: the file to write
 
 Without --node there are no kubelets, scheduler or controllers: pods are objects whose status
 you set yourself.`,
-  options: { state: { type: 'string' }, node: { type: 'boolean' } },
+  options: {
+    state: { type: 'string' },
+    as: { type: 'string' },
+    out: { type: 'string' },
+    node: { type: 'boolean' },
+  },
   allowPositionals: true,
   async run(values, positionals, io) {
     const [action, ...extra] = positionals;
@@ -38,11 +62,18 @@ you set yourself.`,
       case 'up': {
         const t0 = Date.now();
         const s = await startControlPlane(dir, { log: (l) => io.err(l), node: values.node === true });
+        await promisify(execFile)(s.binaries.kubectl, [
+          '--kubeconfig',
+          s.kubeconfig,
+          'apply',
+          '-f',
+          CRD_PATH,
+        ]);
         io.out(
           [
             `dev cluster${s.node ? ' with a real node' : ''} up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
             `  export KUBECONFIG=${s.kubeconfig}`,
-            `  ${dir}/kubectl get namespaces`,
+            `  ${dir}/kubectl get clustertopologies -A     # the CRD is installed`,
             `  stop it with: ctopo dev-cluster down --state ${dir}`,
           ].join('\n'),
         );
@@ -62,10 +93,35 @@ you set yourself.`,
         io.out(up && s ? `running: ${s.server} (KUBECONFIG=${s.kubeconfig})` : `not running (${dir})`);
         return up ? 0 : 1;
       }
+      case 'kubeconfig': {
+        const as = values.as as string | undefined;
+        const out = values.out as string | undefined;
+        const m = /^([a-z0-9-]+)\/([a-z0-9.-]+)$/.exec(as ?? '');
+        if (!m) throw new UsageError('dev-cluster kubeconfig: --as NAMESPACE/SERVICEACCOUNT is needed');
+        if (!out) throw new UsageError('dev-cluster kubeconfig: --out FILE is needed');
+        const s = await readState(dir);
+        if (!s || !(await isOurs(s.apiserver.pid, s.binaries.kubeApiserver))) {
+          io.err(`no running dev cluster in ${dir} (start it with: ctopo dev-cluster up --state ${dir})`);
+          return 1;
+        }
+        const { stdout } = await promisify(execFile)(s.binaries.kubectl, [
+          '--kubeconfig',
+          s.kubeconfig,
+          '-n',
+          m[1]!,
+          'create',
+          'token',
+          m[2]!,
+          '--duration=24h',
+        ]);
+        const file = await kubeconfigFor(s, resolve(out), { token: stdout.trim() });
+        io.out(`wrote ${file}: authenticates as system:serviceaccount:${m[1]}:${m[2]} for 24 h`);
+        return 0;
+      }
       case undefined:
-        throw new UsageError('dev-cluster: say up, down or status');
+        throw new UsageError('dev-cluster: say up, down, status or kubeconfig');
       default:
-        throw new UsageError(`dev-cluster: unknown action '${action}' (up, down or status)`);
+        throw new UsageError(`dev-cluster: unknown action '${action}' (up, down, status or kubeconfig)`);
     }
   },
 };

@@ -27,7 +27,6 @@ import { sanitizeCell } from '../../naming/quote.js';
  */
 export const explainCommand: Command = {
   name: 'explain',
-  summary: 'why a pod is, or is not, a peer of a ClusterTopology',
   help: `Usage: ctopo explain [-n NAMESPACE] NAME POD [--kubeconfig FILE]
 
 Reads the ClusterTopology NAME and says what it makes of the pod POD:

@@ -5,8 +5,6 @@ import { runOperator } from '../../operator/run.js';
 
 export const operatorCommand: Command = {
   name: 'operator',
-  summary:
-    'run the operator: watch ClusterTopology objects and their pods, publish peers and analysis in .status',
   help: `Usage: ctopo operator [flags]
 
 Watches ClusterTopology objects, lists and watches the pods each selects (re-listed at least every

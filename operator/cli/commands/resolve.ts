@@ -19,7 +19,6 @@ import {
  */
 export const resolveCommand: Command = {
   name: 'resolve',
-  summary: 'offline: the node names the operator would compute for pods from kubectl get pods -o json',
   help: `Usage: ctopo resolve -f FILE|- [--topology FILE] [-o table|json]
 
 Reads pods — one Pod, or the List that kubectl get pods -o json (or -o yaml) prints — and prints

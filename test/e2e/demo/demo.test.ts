@@ -15,19 +15,19 @@ const ours = () =>
 
 describe('npm run demo (the README’s first command)', () => {
   it.each(['erlang', 'file'])(
-    'runs end to end with the %s connector, shows the seed’s verdicts, and leaves nothing behind',
+    'runs end to end with the %s connector, shows the expected quorum verdicts, and leaves nothing behind',
     async (connector) => {
       const t0 = Date.now();
       const p = new CtopoProcess(['demo', '--connector', connector]);
       expect(await p.wait()).toBe(0);
       const out = p.output;
       expect(out).toMatch(
-        /NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+QUORUM\s+AGE\nweb\s+3\s+4\s+200\s+True\s+Breaks/,
+        /NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+REASON\s+QUORUM\s+LAST POLL\s+AGE\nweb\s+3\s+4\s+200\s+True\s+Listed\s+Breaks/,
       );
       for (const reason of ['NoPodIP', 'InvalidJSONPath', 'DuplicateNodeName']) expect(out).toContain(reason);
-      expect(out).toContain('as the seed says: losing site A (2 of 3 voters) → Breaks');
-      expect(out).toContain('as the seed says: losing hypervisor hv-1 (2 voters) → Breaks');
-      expect(out).toContain('as the seed says: losing site B (1 of 3 voters) → Survives');
+      expect(out).toContain('as expected: losing site A (2 of 3 voters) → Breaks');
+      expect(out).toContain('as expected: losing hypervisor hv-1 (2 voters) → Breaks');
+      expect(out).toContain('as expected: losing site B (1 of 3 voters) → Survives');
       if (connector === 'erlang')
         expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');
       else expect(out).toContain("web-0's agent wrote: dispatch-0@127.0.0.1");

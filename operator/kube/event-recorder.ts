@@ -1,4 +1,4 @@
-import type { Kube } from '../kube/client.js';
+import type { Kube } from './client.js';
 import type { Log } from '../observability/logger.js';
 
 export interface ObjectRef {

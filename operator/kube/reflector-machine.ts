@@ -12,7 +12,9 @@
  *   list failed → `Backoff(attempt+1)` (the failure is reported too: it is the seed's poll
  *   outcome), then `Listing` again.
  * - `Watching(rv)`: ADDED/MODIFIED/DELETED are applied and move rv; BOOKMARK moves rv;
- *   the server closing the stream normally → watch again from rv at once;
+ *   the server closing the stream normally → watch again from rv at once, unless it closed at
+ *   once without a word (`early`: a server that ends every watch straight away) → `Backoff`
+ *   first, so such a server is not asked again in a hot loop;
  *   an ERROR event or failure with 410 → `Listing` (rv is too old: re-list);
  *   any other failure or the idle timer → `Backoff` and then watch again from rv.
  * - A poll (ResyncDue) in `Watching` or `Backoff` → stop the watch and re-list; a list
@@ -42,7 +44,7 @@ export type ReflectorInput<T> =
   | { type: 'Event'; event: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; rv: string | undefined }
   | { type: 'Bookmark'; rv: string | undefined }
   | { type: 'WatchFailed'; failure: Failure }
-  | { type: 'WatchClosed' }
+  | { type: 'WatchClosed'; early?: boolean }
   | { type: 'IdleTimeout' }
   | { type: 'BackoffElapsed' }
   | { type: 'ResyncDue' };
@@ -110,6 +112,14 @@ export function step<T>(state: ReflectorState, input: ReflectorInput<T>): Step<T
         case 'Bookmark':
           return stay({ phase: 'Watching', rv: input.rv ?? state.rv });
         case 'WatchClosed':
+          if (input.early)
+            return {
+              state: { phase: 'Backoff', attempt: 1, resume: state.rv },
+              actions: [
+                { do: 'CountRestart', why: 'Closed' },
+                { do: 'Wait', attempt: 1 },
+              ],
+            };
           return {
             state,
             actions: [
@@ -156,7 +166,8 @@ export function step<T>(state: ReflectorState, input: ReflectorInput<T>): Step<T
 }
 
 /**
- * Exponential backoff with full jitter: attempt 1 waits up to `baseMs`, each further attempt
+ * The delay of a retry's `attempt` (the shell's `Backoff` counts attempts over time):
+ * exponential with jitter: attempt 1 waits up to `baseMs`, each further attempt
  * doubles the ceiling up to `capMs`. `random` in [0, 1) comes from the caller (purity).
  */
 export function backoffDelay(attempt: number, random: number, baseMs = 500, capMs = 30_000): number {

@@ -1,4 +1,4 @@
-import { ApiError, type Kube } from '../kube/client.js';
+import { ApiError, type Kube } from './client.js';
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, by client-go's rules:
@@ -75,10 +75,6 @@ export class LeaderElector {
     this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
     if (!(this.leaseDurationMs > this.renewDeadlineMs && this.renewDeadlineMs > this.retryPeriodMs))
       throw new Error('leader election needs leaseDuration > renewDeadline > retryPeriod');
-  }
-
-  get isLeader(): boolean {
-    return this.leading;
   }
 
   private get path(): string {

@@ -5,7 +5,7 @@ import {
   step,
   type ReflectorInput,
   type ReflectorState,
-} from '../../../operator/controller/reflector-machine.js';
+} from '../../../operator/kube/reflector-machine.js';
 
 type In = ReflectorInput<string>;
 const run = (inputs: In[], from: ReflectorState = { phase: 'Empty' }) => {
@@ -64,6 +64,19 @@ describe('the reflector state machine', () => {
         { do: 'Watch', rv: '20' },
       ],
     });
+  });
+
+  it('backs off before resuming a watch the server closed at once without a word (no hot loop)', () => {
+    const r = run([{ type: 'WatchClosed', early: true }, { type: 'BackoffElapsed' }], {
+      phase: 'Watching',
+      rv: '20',
+    });
+    expect(r.actions).toEqual([
+      { do: 'CountRestart', why: 'Closed' },
+      { do: 'Wait', attempt: 1 },
+      { do: 'Watch', rv: '20' },
+    ]);
+    expect(r.state).toEqual({ phase: 'Watching', rv: '20' });
   });
 
   it('re-lists on 410 Gone', () => {

@@ -35,10 +35,6 @@ export class WorkQueue {
 
   constructor(private readonly opts: QueueOptions) {}
 
-  get length(): number {
-    return this.queue.length;
-  }
-
   add(key: string): void {
     if (this.stopped) return;
     const d = this.delayed.get(key);

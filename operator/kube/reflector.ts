@@ -5,9 +5,9 @@ import {
   type ObjectList,
   type WatchHandle,
   type WatchEventType,
-} from '../kube/client.js';
+} from './client.js';
+import { Backoff, DEFAULT_BACKOFF, type BackoffOptions } from './backoff.js';
 import {
-  backoffDelay,
   step,
   type Failure,
   type ReflectorAction,
@@ -40,7 +40,14 @@ export interface ReflectorOptions<T extends KubeObject> {
   resyncMs: number;
   /** A watch silent this long (no event, no bookmark) is taken for dead. */
   idleMs?: number;
+  /** Retry delays after a failed list or watch (client-go's shape; `capMs` also as `backoffCapMs`). */
+  backoff?: Partial<BackoffOptions>;
   backoffCapMs?: number;
+  /**
+   * A watch the server ends cleanly sooner than this, having sent nothing, is retried after a
+   * backoff rather than at once (client-go's "very short watch").
+   */
+  minWatchMs?: number;
   /** Keeps only what the controller needs of each object (memory). */
   transform?: (o: KubeObject) => T;
   /** Something changed: `key` (namespace/name) for one object, undefined after a re-list. */
@@ -70,12 +77,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** True once a list has succeeded: the store reflects the server. */
   synced = false;
   lastPoll: PollOutcome | undefined;
-  watching = false;
 
-  constructor(private readonly opts: ReflectorOptions<T>) {}
+  private readonly backoff: Backoff;
 
-  get phase(): ReflectorState['phase'] {
-    return this.state.phase;
+  constructor(private readonly opts: ReflectorOptions<T>) {
+    this.backoff = new Backoff({
+      ...DEFAULT_BACKOFF,
+      capMs: opts.backoffCapMs ?? Math.min(DEFAULT_BACKOFF.capMs, opts.resyncMs),
+      ...opts.backoff,
+    });
+  }
+
+  get name(): string {
+    return this.opts.name;
   }
 
   items(): T[] {
@@ -96,11 +110,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
     clearTimeout(this.idleTimer);
     clearTimeout(this.backoffTimer);
     this.feed({ type: 'Stop' });
-  }
-
-  /** Re-list now (e.g. the controller was asked to poll early). */
-  resync(): void {
-    this.feed({ type: 'ResyncDue' });
   }
 
   private armResync(): void {
@@ -133,13 +142,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         return;
       case 'Wait': {
         clearTimeout(this.backoffTimer);
-        const ms = backoffDelay(
-          a.attempt,
-          Math.random(),
-          500,
-          this.opts.backoffCapMs ?? Math.min(30_000, this.opts.resyncMs),
-        );
-        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), ms);
+        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), this.backoff.next());
         this.backoffTimer.unref?.();
         return;
       }
@@ -184,18 +187,20 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const generation = ++this.watchGeneration;
     const idleMs = this.opts.idleMs ?? 90_000;
     const current = () => generation === this.watchGeneration;
+    const opened = Date.now();
+    let heard = false;
     const touch = () => {
       clearTimeout(this.idleTimer);
       this.idleTimer = setTimeout(() => current() && this.feed({ type: 'IdleTimeout' }), idleMs);
       this.idleTimer.unref?.();
     };
     touch();
-    this.watching = true;
     try {
       const handle = await this.opts.watch(
         rv,
         (type, object) => {
           if (!current()) return;
+          heard = true;
           touch();
           const objRv = object?.metadata?.resourceVersion;
           if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
@@ -213,9 +218,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
         },
         (err) => {
           if (!current()) return;
-          this.watching = false;
           clearTimeout(this.idleTimer);
-          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed' });
+          const early = !heard && Date.now() - opened < (this.opts.minWatchMs ?? 1000);
+          this.feed(err ? { type: 'WatchFailed', failure: failureOf(err) } : { type: 'WatchClosed', early });
         },
         idleMs,
       );
@@ -223,14 +228,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
       else handle.abort();
     } catch (err) {
       if (!current()) return;
-      this.watching = false;
       this.feed({ type: 'WatchFailed', failure: failureOf(err) });
     }
   }
 
   private stopWatch(): void {
     this.watchGeneration++;
-    this.watching = false;
     clearTimeout(this.idleTimer);
     this.watchHandle?.abort();
     this.watchHandle = undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { WorkQueue, type ReconcileOutcome } from '../../../operator/controller/queue.js';
+import { WorkQueue, type ReconcileOutcome } from '../../../operator/kube/work-queue.js';
 
 const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 

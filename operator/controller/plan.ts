@@ -1,0 +1,64 @@
+import type { ClusterTopologyStatus } from '../api/types.generated.js';
+import type { Admission } from './admission.js';
+import { eventsFor, type PlannedEvent } from './announce.js';
+import { computeStatus, mergePatch, shouldWrite, type PodSummary, type PollView } from './status.js';
+
+/**
+ * One reconcile, decided: a pure function from what the caches hold, the previous status and
+ * the time to what must happen — the status to publish (as a merge patch of the previous one),
+ * the Events to record and the gauges to set once the write has succeeded. `apply.ts` does it.
+ */
+
+export interface ReconcileInput {
+  /** metadata.generation of the topology. */
+  generation: number;
+  /** The topology's own namespace. */
+  namespace: string;
+  /** The status this process last wrote, else the one the object carries. */
+  previous: ClusterTopologyStatus | undefined;
+  admission: Admission;
+  /** The last list of the admitted source's pods; undefined: not listed yet (or refused). */
+  poll: PollView | undefined;
+  /** The pods the source holds now. */
+  pods: readonly PodSummary[];
+  /** Node labels by Node name; undefined for a Node that is not known. */
+  nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
+  now: Date;
+}
+
+export interface StatusWrite {
+  status: ClusterTopologyStatus;
+  /** RFC 7386 merge patch from `previous` to `status`. */
+  patch: unknown;
+  events: PlannedEvent[];
+  gauges: { peers: number; excluded: number };
+}
+
+/** `write` undefined: the published status is current, nothing to do. */
+export interface ReconcilePlan {
+  write?: StatusWrite;
+}
+
+export function planReconcile(input: ReconcileInput): ReconcilePlan {
+  const { admission, previous, now } = input;
+  const status = computeStatus({
+    generation: input.generation,
+    previous,
+    now,
+    spec: admission.spec,
+    namespace: admission.ok ? admission.target : (admission.spec?.namespace ?? input.namespace),
+    ...(admission.ok ? {} : { refusal: admission.refusal }),
+    poll: admission.ok ? input.poll : undefined,
+    pods: admission.ok ? input.pods : [],
+    nodeLabels: input.nodeLabels,
+  });
+  if (!shouldWrite(previous, status, now)) return {};
+  return {
+    write: {
+      status,
+      patch: mergePatch(previous ?? {}, status),
+      events: eventsFor(previous, status),
+      gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { pollingIntervalMs, type ResolvedSpec } from '../api/validate.js';
+import type { Kube } from '../kube/client.js';
+import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
+import { podsPath } from '../kube/paths.js';
+import { Reflector, type PollOutcome } from '../kube/reflector.js';
+import { summarizePod, type PodSummary, type PodView } from './status.js';
+
+/**
+ * Each served topology's pod source: a reflector over the pods its selector matches, re-listed
+ * every polling interval. A source lives as long as the topology is served with the same
+ * target namespace, selector, interval and naming settings; a change of any replaces it.
+ */
+
+export interface PodSourceOptions {
+  listWatch: Omit<ListWatchOptions, 'query'>;
+  /** The pods of topology `key` changed, or a poll ended (`poll`). */
+  onChange: (key: string, poll?: PollOutcome) => void;
+  onRestart: (why: string) => void;
+}
+
+interface PodSource {
+  target: string;
+  selector: string;
+  intervalMs: number;
+  /** The naming settings the summaries were made with (JSON). */
+  naming: string;
+  reflector: Reflector<PodSummary>;
+}
+
+/** What a topology's source knows now. */
+export interface PodSourceView {
+  poll: PollOutcome | undefined;
+  pods: PodSummary[];
+}
+
+export class PodSources {
+  private readonly sources = new Map<string, PodSource>();
+
+  constructor(
+    private readonly kube: Kube,
+    private readonly opts: PodSourceOptions,
+  ) {}
+
+  /** The source topology `key` needs for `spec` in `target`: the running one, or a new one. */
+  ensure(key: string, target: string, spec: ResolvedSpec): void {
+    const intervalMs = pollingIntervalMs(spec);
+    const naming = JSON.stringify(spec.naming);
+    const s = this.sources.get(key);
+    if (
+      s &&
+      s.target === target &&
+      s.selector === spec.selector &&
+      s.intervalMs === intervalMs &&
+      s.naming === naming
+    )
+      return;
+    s?.reflector.stop();
+    const settings = { ...spec.naming };
+    const reflector: Reflector<PodSummary> = new Reflector<PodSummary>({
+      name: `pods ${target} ${spec.selector}`,
+      ...listWatch<PodSummary>(this.kube, podsPath(target), {
+        ...this.opts.listWatch,
+        query: { labelSelector: spec.selector },
+      }),
+      resyncMs: intervalMs,
+      backoffCapMs: Math.min(30_000, intervalMs),
+      // Each pod is judged when it arrives and only the verdict is kept, not the pod. A poll
+      // brings every pod again: one unchanged since its summary keeps that summary, so a poll
+      // leaves no garbage behind in the old generation.
+      transform: (o): PodSummary => {
+        const m = o.metadata;
+        const known = reflector.get(m.namespace, m.name);
+        return known && m.resourceVersion && known.metadata.resourceVersion === m.resourceVersion
+          ? known
+          : summarizePod(o as unknown as PodView, settings);
+      },
+      onChange: () => this.opts.onChange(key),
+      onPoll: (p) => this.opts.onChange(key, p),
+      onRestart: this.opts.onRestart,
+    });
+    this.sources.set(key, { target, selector: spec.selector, intervalMs, naming, reflector });
+    reflector.start();
+  }
+
+  drop(key: string): void {
+    this.sources.get(key)?.reflector.stop();
+    this.sources.delete(key);
+  }
+
+  view(key: string): PodSourceView {
+    const r = this.sources.get(key)?.reflector;
+    return { poll: r?.lastPoll, pods: r?.items() ?? [] };
+  }
+
+  keys(): IterableIterator<string> {
+    return this.sources.keys();
+  }
+
+  stop(): void {
+    for (const s of this.sources.values()) s.reflector.stop();
+    this.sources.clear();
+  }
+}

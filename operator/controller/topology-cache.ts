@@ -1,0 +1,90 @@
+import type { ClusterTopologyStatus } from '../api/types.generated.js';
+import type { Kube, KubeObject } from '../kube/client.js';
+import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
+import { topologiesPath } from '../kube/paths.js';
+import { Reflector } from '../kube/reflector.js';
+import type { Log } from '../observability/logger.js';
+
+/**
+ * The ClusterTopology objects this operator serves: one reflector per served namespace (or
+ * one for all namespaces). Each change puts the changed topology's key forward; a re-list,
+ * every key.
+ */
+
+export interface TopologyObject extends KubeObject {
+  spec?: unknown;
+  status?: ClusterTopologyStatus;
+}
+
+export interface TopologyCacheOptions {
+  /** Served namespaces; empty: all. */
+  namespaces: readonly string[];
+  listWatch: Omit<ListWatchOptions, 'query'>;
+  /**
+   * True for a topology whose status this process has written: its status is then not kept
+   * (the written one is the previous status; at thousands of peers a copy is megabytes).
+   */
+  statusKnown: (key: string) => boolean;
+  /** One topology changed (`key`), or possibly all of them (undefined: after a re-list). */
+  onChange: (key?: string) => void;
+  onRestart: (why: string) => void;
+  log: Log;
+}
+
+export const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+export class TopologyCache {
+  readonly reflectors: Reflector<TopologyObject>[];
+
+  constructor(kube: Kube, opts: TopologyCacheOptions) {
+    const paths = opts.namespaces.length
+      ? opts.namespaces.map((ns) => topologiesPath(ns))
+      : [topologiesPath()];
+    this.reflectors = paths.map(
+      (path) =>
+        new Reflector<TopologyObject>({
+          name: `clustertopologies ${path}`,
+          ...listWatch<TopologyObject>(kube, path, opts.listWatch),
+          resyncMs: 5 * 60_000,
+          transform: (o) => {
+            const t = o as TopologyObject;
+            if (!opts.statusKnown(keyOf(t.metadata.namespace ?? '', t.metadata.name))) return t;
+            const { status: _status, ...rest } = t;
+            return rest as TopologyObject;
+          },
+          // One object changed (our own status writes too): only its key. A re-list: all of them.
+          onChange: opts.onChange,
+          onRestart: opts.onRestart,
+          onPoll: (p) =>
+            !p.ok &&
+            opts.log('warn', 'listing ClusterTopology objects failed', {
+              path,
+              error: p.failure.message,
+              code: p.failure.code,
+            }),
+        }),
+    );
+  }
+
+  start(): void {
+    for (const r of this.reflectors) r.start();
+  }
+
+  stop(): void {
+    for (const r of this.reflectors) r.stop();
+  }
+
+  keys(): string[] {
+    return this.reflectors.flatMap((r) =>
+      r.items().map((t) => keyOf(t.metadata.namespace ?? '', t.metadata.name)),
+    );
+  }
+
+  find(namespace: string, name: string): TopologyObject | undefined {
+    for (const r of this.reflectors) {
+      const t = r.get(namespace, name);
+      if (t) return t;
+    }
+    return undefined;
+  }
+}

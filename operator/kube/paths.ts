@@ -1,0 +1,46 @@
+import { GROUP, PLURAL, VERSION } from '../api/schema.js';
+
+/**
+ * Every API path this project asks for, built in one place: each name segment is escaped, so a
+ * namespace or name can never reach into another path.
+ */
+
+const seg = encodeURIComponent;
+
+/** ClusterTopology objects: one namespace's, every namespace's (no namespace), or one object. */
+export function topologiesPath(namespace?: string): string {
+  return namespace === undefined
+    ? `/apis/${GROUP}/${VERSION}/${PLURAL}`
+    : `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${PLURAL}`;
+}
+
+export function topologyPath(namespace: string, name: string): string {
+  return `${topologiesPath(namespace)}/${seg(name)}`;
+}
+
+export function topologyStatusPath(namespace: string, name: string): string {
+  return `${topologyPath(namespace, name)}/status`;
+}
+
+/** A namespace's pods, or one pod. */
+export function podsPath(namespace: string, name?: string): string {
+  const all = `/api/v1/namespaces/${seg(namespace)}/pods`;
+  return name === undefined ? all : `${all}/${seg(name)}`;
+}
+
+export function podStatusPath(namespace: string, name: string): string {
+  return `${podsPath(namespace, name)}/status`;
+}
+
+export const NODES_PATH = '/api/v1/nodes';
+export const NAMESPACES_PATH = '/api/v1/namespaces';
+
+export function eventsPath(namespace: string): string {
+  return `/api/v1/namespaces/${seg(namespace)}/events`;
+}
+
+/** coordination.k8s.io/v1 Leases of a namespace, or one Lease. */
+export function leasesPath(namespace: string, name?: string): string {
+  const all = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
+  return name === undefined ? all : `${all}/${seg(name)}`;
+}

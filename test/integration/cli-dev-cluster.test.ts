@@ -1,0 +1,73 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { kubectl } from '../support/cluster.js';
+import { runCtopo } from './cli-run.js';
+
+/**
+ * `ctopo dev-cluster up` as a user runs it: the CRD comes installed, and `up` after `down`
+ * starts the same cluster again (same CA, port and data), so what was talking to it reconnects.
+ */
+describe('ctopo dev-cluster', () => {
+  let dir = '';
+  afterAll(async () => {
+    if (dir) await stopControlPlane(dir);
+  });
+
+  it('installs the CRD and restarts with its CA, port and data', async () => {
+    // Starting a control plane twice takes a while on a loaded machine; the limits are generous.
+    dir = await mkdtemp(join(tmpdir(), 'ctopo-devcli-'));
+    const up = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    expect(up.stderr + up.stdout).toContain('dev cluster up');
+    expect(up.code).toBe(0);
+    const first = (await readState(dir))!;
+    const ca = await readFile(first.pki.caCert, 'utf8');
+    const admin = await readFile(first.kubeconfig, 'utf8');
+
+    const crd = await kubectl(first, ['get', 'crd', 'clustertopologies.cluster.netzlive.io', '-o', 'name']);
+    expect(crd.stdout.trim()).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/clustertopologies.cluster.netzlive.io',
+    );
+    expect((await kubectl(first, ['create', 'namespace', 'kept-across-restart'])).code).toBe(0);
+
+    expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
+    expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).code).toBe(1);
+
+    const again = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    expect(again.code).toBe(0);
+    const second = (await readState(dir))!;
+    expect(second.server).toBe(first.server);
+    expect(await readFile(second.pki.caCert, 'utf8')).toBe(ca);
+    expect(await readFile(second.kubeconfig, 'utf8')).toBe(admin);
+    const ns = await kubectl(second, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
+    expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
+  }, 420_000);
+
+  it('kubeconfig --as writes a kubeconfig that authenticates as that service account, nothing more', async () => {
+    const s = (await readState(dir))!;
+    expect((await kubectl(s, ['-n', 'kept-across-restart', 'create', 'serviceaccount', 'reader'])).code).toBe(
+      0,
+    );
+    const file = join(dir, 'reader.kubeconfig');
+    const r = await runCtopo([
+      'dev-cluster',
+      'kubeconfig',
+      '--state',
+      dir,
+      '--as',
+      'kept-across-restart/reader',
+      '--out',
+      file,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const who = await kubectl(s, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}'], {
+      kubeconfig: file,
+    });
+    expect(who.stdout).toBe('system:serviceaccount:kept-across-restart:reader');
+    const denied = await kubectl(s, ['get', 'namespaces'], { kubeconfig: file });
+    expect(denied.stderr).toMatch(/forbidden/i);
+  });
+});

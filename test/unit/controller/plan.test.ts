@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import fc from 'fast-check';
+import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
+import { admit, type Admission } from '../../../operator/controller/admission.js';
+import { planReconcile, type ReconcileInput } from '../../../operator/controller/plan.js';
+import { summarizePod, type PodSummary, type PollView } from '../../../operator/controller/status.js';
+import { DEFAULT_NAMING_SETTINGS } from '../../../operator/naming/index.js';
+
+/**
+ * The reconcile plan as properties over random histories: a topology goes through a sequence of
+ * polls (successes with random pods, failures with random codes), refusals and restarts, each
+ * step planned from the status the previous steps published.
+ */
+
+const T0 = Date.UTC(2026, 11, 2, 12, 0, 0);
+
+const pod = (i: number, withIp: boolean, node: number): PodSummary =>
+  summarizePod(
+    {
+      metadata: { name: `web-${i}`, namespace: 'app', uid: `uid-${i}`, resourceVersion: String(i) },
+      spec: { nodeName: `node-${node}` },
+      status: {
+        ...(withIp ? { podIP: `10.0.0.${i + 1}`, phase: 'Running' } : { phase: 'Pending' }),
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    },
+    DEFAULT_NAMING_SETTINGS,
+  );
+
+const admitted = (onForbidden: 'Retain' | 'Disconnect'): Admission =>
+  admit({ selector: 'app=web', onForbidden }, 'app', []);
+const crossNamespace: Admission = admit({ selector: 'app=web', namespace: 'other' }, 'app', []);
+const invalid: Admission = admit({ selector: 'app=web', pollingInterval: 'often' }, 'app', []);
+
+const reasonOf = (code: number | undefined) =>
+  code === undefined
+    ? 'TransportError'
+    : code === 403
+      ? 'Forbidden'
+      : code === 401
+        ? 'Unauthorized'
+        : 'Failed';
+
+/** One thing that happens to a topology between two reconciles. */
+type Step =
+  | { kind: 'ok'; pods: { ip: boolean; node: number }[] }
+  | { kind: 'fail'; code: number | undefined }
+  | { kind: 'refused'; why: 'cross' | 'invalid' }
+  | { kind: 'unlisted' };
+
+const codes = fc.constantFrom(undefined, 400, 401, 403, 404, 410, 429, 500, 503, 504);
+const nonForbiddenFailure = fc.constantFrom(undefined, 400, 404, 410, 429, 500, 503, 504);
+const okStep = fc.record({
+  kind: fc.constant('ok' as const),
+  pods: fc.array(fc.record({ ip: fc.boolean(), node: fc.integer({ min: 0, max: 3 }) }), { maxLength: 6 }),
+});
+const failStep = fc.record({ kind: fc.constant('fail' as const), code: codes });
+const refusedStep = fc.record({
+  kind: fc.constant('refused' as const),
+  why: fc.constantFrom('cross' as const, 'invalid' as const),
+});
+const unlistedStep = fc.constant({ kind: 'unlisted' as const });
+const anyStep: fc.Arbitrary<Step> = fc.oneof(okStep, failStep, refusedStep, unlistedStep);
+
+function inputFor(
+  step: Step,
+  previous: ClusterTopologyStatus | undefined,
+  at: number,
+  onForbidden: 'Retain' | 'Disconnect',
+): ReconcileInput {
+  const now = new Date(T0 + at * 1000);
+  let poll: PollView | undefined;
+  let pods: PodSummary[] = [];
+  let admission = admitted(onForbidden);
+  if (step.kind === 'ok') {
+    poll = { ok: true, at: now };
+    pods = step.pods.map((p, i) => pod(i, p.ip, p.node));
+  } else if (step.kind === 'fail')
+    poll = { ok: false, at: now, failure: { code: step.code, reason: reasonOf(step.code), message: 'no' } };
+  else if (step.kind === 'refused') admission = step.why === 'cross' ? crossNamespace : invalid;
+  return {
+    generation: 1,
+    namespace: 'app',
+    previous,
+    admission,
+    poll,
+    pods,
+    nodeLabels: (node) => ({ 'topology.kubernetes.io/zone': `zone-${node.slice(-1)}` }),
+    now,
+  };
+}
+
+/** The status published after each step (a plan without a write leaves the previous one). */
+function run(steps: readonly Step[], onForbidden: 'Retain' | 'Disconnect', start?: ClusterTopologyStatus) {
+  let published = start;
+  steps.forEach((step, i) => {
+    const plan = planReconcile(inputFor(step, published, (i + 1) * 10, onForbidden));
+    published = plan.write?.status ?? published;
+  });
+  return published;
+}
+
+/**
+ * What a reader takes the published peer list for: today a list is current only with a
+ * lastPollTime (without one, agents keep the connections they have).
+ */
+const readsAsList = (s: ClusterTopologyStatus | undefined) => s?.lastPollTime !== undefined;
+
+describe('planReconcile: properties', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('a failure other than 401/403 always keeps the previous peers', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyStep, { maxLength: 8 }),
+        nonForbiddenFailure,
+        fc.constantFrom('Retain' as const, 'Disconnect' as const),
+        (history, code, onForbidden) => {
+          const before = run(history, onForbidden);
+          const after = run([{ kind: 'fail', code }], onForbidden, before);
+          expect(after?.peers ?? []).toEqual(before?.peers ?? []);
+          expect(after?.excluded ?? []).toEqual(before?.excluded ?? []);
+        },
+      ),
+    );
+  });
+
+  it('401/403 keeps the previous peers with Retain and empties them only with Disconnect', () => {
+    fc.assert(
+      fc.property(fc.array(anyStep, { maxLength: 8 }), fc.constantFrom(401, 403), (history, code) => {
+        const before = run(history, 'Retain');
+        expect(run([{ kind: 'fail', code }], 'Retain', before)?.peers ?? []).toEqual(before?.peers ?? []);
+        const disconnected = run([{ kind: 'fail', code }], 'Disconnect', before);
+        expect(disconnected?.peers).toEqual([]);
+        expect(readsAsList(disconnected)).toBe(true);
+      }),
+    );
+  });
+
+  it('an unknown list is never published as an empty one', () => {
+    // Histories in which no list ever succeeded (a 401/403 with Disconnect is an answer, not unknown).
+    const unknownSteps: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant('fail' as const), code: nonForbiddenFailure }),
+      refusedStep,
+      unlistedStep,
+    );
+    fc.assert(
+      fc.property(
+        fc.array(unknownSteps, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('Retain' as const, 'Disconnect' as const),
+        (history, onForbidden) => {
+          let published: ClusterTopologyStatus | undefined;
+          history.forEach((step, i) => {
+            published =
+              planReconcile(inputFor(step, published, (i + 1) * 10, onForbidden)).write?.status ?? published;
+            expect(readsAsList(published)).toBe(false);
+          });
+        },
+      ),
+    );
+  });
+
+  it('a refusal or a failure after a success is never published as a current list (except Disconnect)', () => {
+    fc.assert(
+      fc.property(
+        okStep,
+        fc.array(anyStep, { maxLength: 4 }),
+        fc.oneof(refusedStep, fc.record({ kind: fc.constant('fail' as const), code: nonForbiddenFailure })),
+        (first, history, last) => {
+          const before = run([first, ...history], 'Retain');
+          const after = run([last], 'Retain', before);
+          if (last.kind === 'refused') expect(readsAsList(after)).toBe(false);
+          // A failure keeps the list current only if it was (the peers are the last known ones).
+          else expect(readsAsList(after)).toBe(readsAsList(before));
+        },
+      ),
+    );
+  });
+
+  it('is a function of its inputs alone: the same inputs, whatever the clock and random numbers, give the same plan', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyStep, { maxLength: 6 }),
+        anyStep,
+        fc.constantFrom('Retain' as const, 'Disconnect' as const),
+        fc.integer({ min: 0, max: 2 ** 40 }),
+        (history, step, onForbidden, clock) => {
+          const previous = run(history, onForbidden);
+          const input = inputFor(step, previous, 1000, onForbidden);
+          const snapshot = structuredClone({ ...input, nodeLabels: undefined });
+          const first = planReconcile(input);
+          jest.useFakeTimers({ now: clock });
+          const random = jest.spyOn(Math, 'random').mockReturnValue(clock % 2 ? 0.9 : 0.1);
+          try {
+            const copy = {
+              ...structuredClone({ ...input, nodeLabels: undefined }),
+              nodeLabels: input.nodeLabels,
+            };
+            expect(planReconcile(copy)).toEqual(first);
+            expect(planReconcile(input)).toEqual(first);
+          } finally {
+            random.mockRestore();
+            jest.useRealTimers();
+          }
+          // The inputs are left as they were.
+          expect(structuredClone({ ...input, nodeLabels: undefined })).toEqual(snapshot);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('writes nothing when the world has not changed since the last write', () => {
+    fc.assert(
+      fc.property(fc.array(anyStep, { minLength: 1, maxLength: 6 }), (history) => {
+        const previous = run(history, 'Retain');
+        const last = history[history.length - 1]!;
+        // The same step again, at the same instant, publishes what is already published.
+        const again = planReconcile(inputFor(last, previous, history.length * 10, 'Retain'));
+        expect(again.write).toBeUndefined();
+      }),
+    );
+  });
+});
+
+describe('planReconcile: what a write carries', () => {
+  it('the patch, the gauges and the events of the change', () => {
+    const first = planReconcile(
+      inputFor({ kind: 'ok', pods: [{ ip: true, node: 0 }] }, undefined, 0, 'Retain'),
+    );
+    expect(first.write?.gauges).toEqual({ peers: 1, excluded: 0 });
+    expect(first.write?.events.map((e) => e.reason)).toContain('PeersChanged');
+    const second = planReconcile(
+      inputFor(
+        {
+          kind: 'ok',
+          pods: [
+            { ip: true, node: 0 },
+            { ip: false, node: 1 },
+          ],
+        },
+        first.write!.status,
+        10,
+        'Retain',
+      ),
+    );
+    expect(second.write?.gauges).toEqual({ peers: 1, excluded: 1 });
+    expect(second.write?.patch).toMatchObject({ excludedCount: 1 });
+    expect(second.write?.patch).not.toHaveProperty('peers');
+    expect(second.write?.events.map((e) => e.reason)).not.toContain('PeersChanged');
+    const refused = planReconcile({
+      ...inputFor({ kind: 'refused', why: 'cross' }, second.write!.status, 20, 'Retain'),
+    });
+    expect(refused.write?.events.map((e) => e.reason)).toEqual(
+      expect.arrayContaining(['PeersChanged', 'CrossNamespaceDenied']),
+    );
+    expect(refused.write?.gauges.peers).toBe(0);
+  });
+});

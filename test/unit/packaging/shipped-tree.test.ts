@@ -1,0 +1,92 @@
+import { describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from './paths.js';
+
+/**
+ * What a process loads, seen from a fresh Node.js process: a resolve hook registered first
+ * records every module URL resolved after it — and sees nothing that a hook registered later
+ * short-circuits (the last registered hook runs first).
+ */
+
+const dist = (...p: string[]) => pathToFileURL(join(repoRoot, 'dist', ...p)).href;
+
+function loadedBy(body: string): Promise<string[]> {
+  const script = [
+    "import { registerHooks } from 'node:module';",
+    'const seen = [];',
+    'registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); seen.push({ specifier, parent: context.parentURL, url: r.url }); return r; } });',
+    body,
+    'process.stdout.write(JSON.stringify(seen));',
+  ].join('\n');
+  return new Promise((ok, fail) =>
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: repoRoot, timeout: 60_000 },
+      (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(JSON.parse(stdout))),
+    ),
+  ).then((seen) =>
+    (seen as { specifier: string; parent?: string; url: string }[]).map((s) => JSON.stringify(s)),
+  );
+}
+
+const quiet = '{ out: () => {}, err: () => {} }';
+const devOnly = /\/dist\/(operator\/(devcluster|demo)|bench|test)\//;
+
+describe('the shipped tree holds what runs', () => {
+  it.each(['operator', 'agent'])(
+    '`ctopo %s` loads no dev-cluster, demo, bench or test code',
+    async (command) => {
+      const seen = await loadedBy(
+        `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
+          `await main([${JSON.stringify(command)}, '--help'], ${quiet});`,
+      );
+      expect(seen.some((s) => s.includes(`/cli/commands/${command}.js`))).toBe(true);
+      expect(seen.filter((s) => devOnly.test(s))).toEqual([]);
+    },
+  );
+
+  it('`ctopo demo` does load the demo (the check above can see it)', async () => {
+    const seen = await loadedBy(
+      `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
+        `await main(['demo', '--help'], ${quiet});`,
+    );
+    expect(seen.filter((s) => devOnly.test(s)).length).toBeGreaterThan(0);
+  });
+
+  const generatedIndexFromConfig = (seen: string[]) =>
+    seen.some((s) => {
+      const r = JSON.parse(s) as { specifier: string; parent?: string };
+      return (
+        r.specifier === './gen/index.js' &&
+        (r.parent ?? '').endsWith('/@kubernetes/client-node/dist/config.js')
+      );
+    });
+
+  it('importing the package as a library installs no import hook: client-node loads as it is', async () => {
+    const seen = await loadedBy(`const lib = await import(${JSON.stringify(dist('operator', 'index.js'))});`);
+    expect(seen.some((s) => s.includes('/@kubernetes/client-node/dist/config.js'))).toBe(true);
+    expect(generatedIndexFromConfig(seen)).toBe(true);
+  });
+
+  it('the launcher’s slim import narrows it (the check above can see a hook)', async () => {
+    const seen = await loadedBy(
+      `(await import(${JSON.stringify(dist('operator', 'kube', 'slim-client-node.js'))})).installSlimClientNodeImport();\n` +
+        `await import(${JSON.stringify(dist('operator', 'index.js'))});`,
+    );
+    expect(generatedIndexFromConfig(seen)).toBe(false);
+    // bin/ctopo.js installs it before it loads the CLI.
+    const launcher = readFileSync(join(repoRoot, 'bin', 'ctopo.js'), 'utf8');
+    expect(launcher.indexOf('installSlimClientNodeImport()')).toBeGreaterThan(-1);
+    expect(launcher.indexOf('installSlimClientNodeImport()')).toBeLessThan(launcher.indexOf('cli/main.js'));
+  });
+
+  it('the npm package leaves the dev cluster and the demo out', () => {
+    const files = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { files: string[] })
+      .files;
+    expect(files).toEqual(expect.arrayContaining(['!dist/operator/devcluster/', '!dist/operator/demo/']));
+  });
+});
