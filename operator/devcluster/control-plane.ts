@@ -194,6 +194,9 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   if (opts.node) await nodeNetworkUp(dir, log);
   const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
   if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
+  // The API server's identity towards the kubelet (logs, exec), needed before it starts.
+  if (opts.node)
+    await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
   const [etcdPort, peerPort, apiPort] = [
     await reusePort(restart?.etcd.port),
     await reusePort(restart?.etcd.peerPort),

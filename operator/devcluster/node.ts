@@ -93,7 +93,6 @@ export async function writeNodeCredentials(dir: string, server: string, pki: Pki
       pki.caCert,
       await mintClient(pki, file, user, groups),
     );
-  await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
   await mintServing(pki, 'kubelet-serving', NODE_NAME, [NODE_IP]);
 }
 

@@ -32,7 +32,7 @@ say() { echo "node: $*" >&2; }
 our_pids() { # our_pids PATTERN
   local p
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "${p#/proc/}"
+    { tr "\0" " " <"$p/cmdline"; } 2>/dev/null | grep -qF -- "$1" && echo "${p#/proc/}"
   done || true
 }
 
