@@ -20,6 +20,7 @@
  * flags instead of bin/ctopo.js's default, as CTOPO_RUNTIME_FLAGS; "" for Node's own defaults).
  * The memory figures name the flags the measured process actually ran with.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { formatFigure, type Figure } from './figure.js';
@@ -64,7 +65,6 @@ const MB = 1e6;
 
 const log = (l: string) =>
   process.stderr.write(`[operator bench ${new Date().toISOString().slice(11, 19)}] ${l}\n`);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Where a spaced change's time goes, from the API server's and the operator's own metrics. */
 interface Diagnostics {

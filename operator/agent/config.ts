@@ -1,5 +1,5 @@
 import { processOptions, type OptionsSpec, type ProcessConfig } from '../config/load.js';
-import { UsageError } from '../cli/command.js';
+import { UsageError } from '../config/usage-error.js';
 import { ConnectorConfigError, validateConnectorConfig, type ConnectorConfig } from './connectors/index.js';
 
 /** The agent's configuration keys: flags `--kebab-case`, env `CTOPO_UPPER_SNAKE`, or `--config FILE`. */

@@ -32,6 +32,7 @@ export const EXCLUSION_REASONS = [
   'NotAString',
   'InvalidNodeName',
   'DuplicateNodeName',
+  'ExpressionTooCostly',
 ] as const;
 
 // A Go duration as Kubernetes writes them (`10s`, `1m30s`, `500ms`).

@@ -59,7 +59,7 @@ export interface ExcludedPod {
   /** Pod name. */
   pod: string;
   /** Why it is not a peer. */
-  reason: "NoPodIP" | "PodFinished" | "InvalidJSONPath" | "NoMatch" | "AmbiguousMatch" | "NotAString" | "InvalidNodeName" | "DuplicateNodeName";
+  reason: "NoPodIP" | "PodFinished" | "InvalidJSONPath" | "NoMatch" | "AmbiguousMatch" | "NotAString" | "InvalidNodeName" | "DuplicateNodeName" | "ExpressionTooCostly";
   /** What to do about it. */
   message: string;
 }

@@ -1,10 +1,10 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { UsageError } from '../config/usage-error.js';
+
+export { UsageError };
 
 /** sysexits' EX_USAGE: the command line or an input was wrong. */
 export const EXIT_USAGE = 64;
-
-/** A mistake in what the user asked for; the CLI prints it and exits 64. */
-export class UsageError extends Error {}
 
 export interface CommandContext {
   out: (text: string) => void;

@@ -31,6 +31,8 @@ export const EXCLUSION_REASON_DOCS: Record<(typeof EXCLUSION_REASONS)[number], s
   NotAString: 'A naming annotation matched a value that is not a string.',
   InvalidNodeName: 'The computed name is not a valid Erlang node name (name@host).',
   DuplicateNodeName: 'Several pods computed the same node name; none of them is a peer until that is fixed.',
+  ExpressionTooCostly:
+    'A naming annotation needs more than the evaluation step budget against this pod (for example a search with .. over a large pod); simplify it.',
 };
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -130,9 +132,7 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await Promise.all(commands.map(async (c) => ({ ...c, help: (await c.load()).help })))).flatMap(
-      (c) => [`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', c.help, '```', ''],
-    ),
+    ...(await commandSections()),
   ];
   return (
     parts
@@ -140,6 +140,16 @@ export async function renderReference(): Promise<string> {
       .replace(/\n{3,}/g, '\n\n')
       .trimEnd() + '\n'
   );
+}
+
+/** Each command's help, loaded one after the other (jest's ESM loader trips over parallel imports). */
+async function commandSections(): Promise<string[]> {
+  const out: string[] = [];
+  for (const c of commands) {
+    const { help } = await c.load();
+    out.push(`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', help, '```', '');
+  }
+  return out;
 }
 
 /** The long flags a help text names (`--no-foo` and `--[no-]foo` count as `foo`). */

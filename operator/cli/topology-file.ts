@@ -1,5 +1,6 @@
 import { parseAllDocuments } from 'yaml';
 import { GROUP, KIND } from '../api/schema.js';
+import { isRecord } from '../api/json.js';
 import { validateSpec, type ResolvedSpec } from '../api/validate.js';
 import { quoteValue } from '../naming/quote.js';
 
@@ -13,10 +14,6 @@ import { quoteValue } from '../naming/quote.js';
 
 export type TopologyFile =
   { ok: true; name: string | undefined; spec: ResolvedSpec } | { ok: false; problems: string[] };
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Every object in the documents, with List items taken out of their List. */
 function objectsOf(docs: unknown[]): unknown[] {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ParseArgsOptionsConfig } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { makeAjv, formatAjvErrors } from '../api/validate.js';
-import { UsageError } from '../cli/command.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * A process's own configuration, from (lowest first) defaults, an optional file (`--config`,

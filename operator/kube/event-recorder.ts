@@ -1,4 +1,5 @@
 import type { Kube } from './client.js';
+import { eventsPath } from './paths.js';
 import type { Log } from '../observability/logger.js';
 
 export interface ObjectRef {
@@ -59,7 +60,7 @@ export class EventRecorder {
       count: 1,
     };
     this.kube
-      .request('POST', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/events`, {
+      .request('POST', eventsPath(ref.namespace), {
         body,
         timeoutMs: 10_000,
       })

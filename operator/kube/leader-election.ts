@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, type Kube } from './client.js';
+import { leasesPath } from './paths.js';
 
 /**
  * Leader election on a coordination.k8s.io/v1 Lease, by client-go's rules:
@@ -51,7 +53,6 @@ interface Lease {
 
 /** RFC 3339 with microseconds, the MicroTime format Lease times use. */
 const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** "403 Forbidden: …" for an API answer, the message alone for a transport error (TLS, DNS, …). */
 const describe = (e: unknown) =>
   e instanceof ApiError ? `${e.code} ${e.reason}: ${e.message}` : (e as Error).message;
@@ -78,7 +79,7 @@ export class LeaderElector {
   }
 
   private get path(): string {
-    return `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.opts.namespace)}/leases/${encodeURIComponent(this.opts.name)}`;
+    return leasesPath(this.opts.namespace, this.opts.name);
   }
 
   /** Runs until stop(): campaigns, leads, and campaigns again only if asked to (see run's caller). */
@@ -144,19 +145,15 @@ export class LeaderElector {
     };
     if (!lease) {
       try {
-        await this.kube.request(
-          'POST',
-          `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.opts.namespace)}/leases`,
-          {
-            body: {
-              apiVersion: 'coordination.k8s.io/v1',
-              kind: 'Lease',
-              metadata: { name: this.opts.name, namespace: this.opts.namespace },
-              spec: mine,
-            },
-            timeoutMs: this.retryPeriodMs * 2,
+        await this.kube.request('POST', leasesPath(this.opts.namespace), {
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: this.opts.name, namespace: this.opts.namespace },
+            spec: mine,
           },
-        );
+          timeoutMs: this.retryPeriodMs * 2,
+        });
         this.trouble(undefined);
         return true;
       } catch (e) {

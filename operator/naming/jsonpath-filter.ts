@@ -20,7 +20,18 @@
  * jsonpath-plus would otherwise take for a nested path inside a string.
  */
 
-export type FilterCheck = { ok: true } | { ok: false; problem: string; at: number };
+/** Which value an `@` name stands for. */
+export type AtName = '' | 'root' | 'parent' | 'property' | 'parentProperty' | 'path';
+
+/** A checked filter, as a tree the evaluator (jsonpath-eval.ts) walks. */
+export type FilterNode =
+  | { t: 'literal'; value: string | number | boolean | null }
+  /** `@name` followed by member steps; computed steps are kept as the key's text. */
+  | { t: 'ref'; at: AtName; members: string[] }
+  | { t: 'unary'; op: '!' | '-'; arg: FilterNode }
+  | { t: 'binary'; op: string; left: FilterNode; right: FilterNode };
+
+export type FilterCheck = { ok: true; ast: FilterNode } | { ok: false; problem: string; at: number };
 
 /** Deepest nesting of parentheses and unary operators a filter may have. */
 export const MAX_FILTER_DEPTH = 32;
@@ -180,80 +191,90 @@ class Parser {
     return t.kind === 'op' && ops.includes(t.text);
   }
 
-  parseAll(): void {
+  parseAll(): FilterNode {
     if (this.peek().kind === 'end') throw new FilterError('the filter is empty', 0);
-    this.parseOr(0);
+    const ast = this.parseOr(0);
     const t = this.peek();
     if (t.kind !== 'end') throw new FilterError(`unexpected ${describeToken(t)}`, t.at);
+    return ast;
   }
 
-  private parseOr(depth: number): void {
-    this.parseAnd(depth);
+  private parseOr(depth: number): FilterNode {
+    let left = this.parseAnd(depth);
     while (this.isOp('||')) {
       this.next();
-      this.parseAnd(depth);
+      left = { t: 'binary', op: '||', left, right: this.parseAnd(depth) };
     }
+    return left;
   }
 
-  private parseAnd(depth: number): void {
-    this.parseComparison(depth);
+  private parseAnd(depth: number): FilterNode {
+    let left = this.parseComparison(depth);
     while (this.isOp('&&')) {
       this.next();
-      this.parseComparison(depth);
+      left = { t: 'binary', op: '&&', left, right: this.parseComparison(depth) };
     }
+    return left;
   }
 
-  private parseComparison(depth: number): void {
-    this.parseAdditive(depth);
+  private parseComparison(depth: number): FilterNode {
+    const left = this.parseAdditive(depth);
     const t = this.peek();
     if (t.kind === 'op' && COMPARISONS.has(t.text)) {
       this.next();
-      this.parseAdditive(depth);
+      const right = this.parseAdditive(depth);
       const u = this.peek();
       if (u.kind === 'op' && COMPARISONS.has(u.text))
         throw new FilterError('chained comparisons are not allowed; join them with &&', u.at);
+      return { t: 'binary', op: t.text, left, right };
     }
+    return left;
   }
 
-  private parseAdditive(depth: number): void {
-    this.parseMultiplicative(depth);
+  private parseAdditive(depth: number): FilterNode {
+    let left = this.parseMultiplicative(depth);
     while (this.isOp('+', '-')) {
-      this.next();
-      this.parseMultiplicative(depth);
+      const op = this.next().text;
+      left = { t: 'binary', op, left, right: this.parseMultiplicative(depth) };
     }
+    return left;
   }
 
-  private parseMultiplicative(depth: number): void {
-    this.parseUnary(depth);
+  private parseMultiplicative(depth: number): FilterNode {
+    let left = this.parseUnary(depth);
     while (this.isOp('*', '%')) {
-      this.next();
-      this.parseUnary(depth);
+      const op = this.next().text;
+      left = { t: 'binary', op, left, right: this.parseUnary(depth) };
     }
+    return left;
   }
 
-  private parseUnary(depth: number): void {
+  private parseUnary(depth: number): FilterNode {
     if (this.isOp('!', '-')) {
       const t = this.next();
       if (depth + 1 > MAX_FILTER_DEPTH) throw new FilterError('the filter is nested too deeply', t.at);
-      this.parseUnary(depth + 1);
-      return;
+      return { t: 'unary', op: t.text as '!' | '-', arg: this.parseUnary(depth + 1) };
     }
-    this.parsePrimary(depth);
+    return this.parsePrimary(depth);
   }
 
-  private parsePrimary(depth: number): void {
+  private parsePrimary(depth: number): FilterNode {
     const t = this.next();
+    let node: FilterNode;
     switch (t.kind) {
       case '(': {
         if (depth + 1 > MAX_FILTER_DEPTH) throw new FilterError('the filter is nested too deeply', t.at);
-        this.parseOr(depth + 1);
+        node = this.parseOr(depth + 1);
         const close = this.next();
         if (close.kind !== ')')
           throw new FilterError(`expected ) but found ${describeToken(close)}`, close.at);
         break;
       }
       case 'string':
+        node = { t: 'literal', value: t.text.slice(1, -1) };
+        break;
       case 'number':
+        node = { t: 'literal', value: parseFloat(t.text) };
         break;
       case 'ident':
         if (t.text !== 'true' && t.text !== 'false' && t.text !== 'null')
@@ -261,9 +282,10 @@ class Parser {
             `the name ${JSON.stringify(t.text)} is not allowed: a filter may only refer to data through @ (for example @.${t.text})`,
             t.at,
           );
+        node = { t: 'literal', value: t.text === 'null' ? null : t.text === 'true' };
         break;
       case 'at':
-        this.parseMembers();
+        node = { t: 'ref', at: t.text.slice(1) as AtName, members: this.parseMembers() };
         break;
       default:
         throw new FilterError(`expected a value but found ${describeToken(t)}`, t.at);
@@ -272,9 +294,11 @@ class Parser {
     if (after.kind === '(') throw new FilterError('calling functions is not allowed', after.at);
     if (t.kind !== 'at' && (after.kind === 'dot' || after.kind === '['))
       throw new FilterError('only @ paths have fields; a literal or a group has none', after.at);
+    return node;
   }
 
-  private parseMembers(): void {
+  private parseMembers(): string[] {
+    const members: string[] = [];
     for (;;) {
       const t = this.peek();
       if (t.kind === 'dot') {
@@ -284,23 +308,28 @@ class Parser {
           throw new FilterError(`expected a field name after "." but found ${describeToken(name)}`, name.at);
         const blocked = blockedMemberProblem(name.text);
         if (blocked) throw new FilterError(blocked, name.at);
+        members.push(name.text);
       } else if (t.kind === '[') {
         this.next();
         const key = this.next();
         if (key.kind === 'string') {
           const blocked = blockedMemberProblem(key.text.slice(1, -1));
           if (blocked) throw new FilterError(blocked, key.at);
+          members.push(key.text.slice(1, -1));
         } else if (key.kind !== 'number' || key.text.includes('.')) {
           throw new FilterError(
             `inside [ ] a filter accepts only a quoted field name or an index like [0], not ${describeToken(key)}`,
             key.at,
           );
+        } else {
+          // jsep reads the index as a number, and a member key is its String().
+          members.push(String(parseFloat(key.text)));
         }
         const close = this.next();
         if (close.kind !== ']')
           throw new FilterError(`expected ] but found ${describeToken(close)}`, close.at);
       } else {
-        return;
+        return members;
       }
     }
   }
@@ -313,8 +342,7 @@ function describeToken(t: Token): string {
 /** Whether `body` (the text between `[?(` and `)]`) is in the accepted filter language. */
 export function checkFilter(body: string): FilterCheck {
   try {
-    new Parser(tokenize(body)).parseAll();
-    return { ok: true };
+    return { ok: true, ast: new Parser(tokenize(body)).parseAll() };
   } catch (e) {
     if (e instanceof FilterError) return { ok: false, problem: e.problem, at: e.at };
     throw e;

@@ -20,13 +20,32 @@
  * The parser returns the steps in jsonpath-plus's own notation, so the caller can check that
  * jsonpath-plus splits the expression the same way.
  */
-import { blockedMemberProblem, checkFilter } from './jsonpath-filter.js';
+import { blockedMemberProblem, checkFilter, type FilterNode } from './jsonpath-filter.js';
+
+/**
+ * One step after `$`, as the evaluator (jsonpath-eval.ts) runs it. `text` is the step as
+ * jsonpath-plus writes it (a field of that exact name wins over the step's meaning right after
+ * `*` or a plain name — jsonpath-plus's "literal priority", kept so results stay the same).
+ */
+export type Step =
+  /** `.name`, `['name']`, `[0]`: a field (or index) of this name. */
+  | { kind: 'name'; name: string; text: string }
+  /** `['a','b']` */
+  | { kind: 'names'; names: string[]; text: string }
+  /** `[0,2]` */
+  | { kind: 'indexes'; names: string[]; text: string }
+  | { kind: 'wildcard'; text: string }
+  | { kind: 'descent'; text: string }
+  | { kind: 'slice'; start?: number; end?: number; step?: number; text: string }
+  | { kind: 'filter'; ast: FilterNode; usesPath: boolean; text: string };
 
 export interface ParsedPath {
   /** The steps as jsonpath-plus's `toPathArray` writes them, starting with '$'. */
   segments: string[];
   /** The bodies of the filters, in order. */
   filters: string[];
+  /** The steps after `$`, in order. */
+  steps: Step[];
 }
 
 export type PathParse = { ok: true; path: ParsedPath } | { ok: false; problem: string; at: number };
@@ -69,6 +88,7 @@ class PathParser {
   private i = 1; // after '$'
   private readonly segments: string[] = ['$'];
   private readonly filters: string[] = [];
+  private readonly steps: Step[] = [];
   private descents = 0;
 
   constructor(private readonly text: string) {}
@@ -83,6 +103,7 @@ class PathParser {
           throw new PathError('at most one recursive descent (..) is allowed in an expression', at);
         this.i += 2;
         this.segments.push('..');
+        this.steps.push({ kind: 'descent', text: '..' });
         const next = t[this.i];
         if (next === undefined) throw new PathError('the expression ends with ..; name what to look for', at);
         if (next === '[') this.bracket();
@@ -107,12 +128,13 @@ class PathParser {
         refuse(ch, this.i, `unexpected ${JSON.stringify(ch)}; a step starts with . or [`);
       }
     }
-    return { segments: this.segments, filters: this.filters };
+    return { segments: this.segments, filters: this.filters, steps: this.steps };
   }
 
   private wildcard(): void {
     this.i++;
     this.segments.push('*');
+    this.steps.push({ kind: 'wildcard', text: '*' });
   }
 
   private dotName(): void {
@@ -122,6 +144,7 @@ class PathParser {
     const name = t.slice(start, this.i);
     checkName(name, start);
     this.segments.push(name);
+    this.steps.push({ kind: 'name', name, text: name });
   }
 
   private bracket(): void {
@@ -131,8 +154,7 @@ class PathParser {
     const ch = t[this.i];
     if (ch === undefined) throw new PathError('[ is not closed', open);
     if (ch === '*') {
-      this.i++;
-      this.segments.push('*');
+      this.wildcard();
     } else if (ch === '?') {
       this.filter(open);
       return; // filter() consumes the closing ']'
@@ -187,6 +209,7 @@ class PathParser {
     if (!check.ok) throw new PathError(`in the filter: ${check.problem}`, bodyStart + check.at);
     this.filters.push(body);
     this.segments.push(`?(${body})`);
+    this.steps.push({ kind: 'filter', ast: check.ast, usesPath: body.includes('@path'), text: `?(${body})` });
     this.i = j + 2;
   }
 
@@ -222,7 +245,9 @@ class PathParser {
         throw new PathError('a union of names lists quoted names only, without spaces', this.i);
     }
     // jsonpath-plus keeps a union quoted and unwraps a single name.
-    this.segments.push(names.length === 1 ? names[0]! : t.slice(start, this.i));
+    const text = names.length === 1 ? names[0]! : t.slice(start, this.i);
+    this.segments.push(text);
+    this.steps.push(names.length === 1 ? { kind: 'name', name: text, text } : { kind: 'names', names, text });
   }
 
   private indexes(): void {
@@ -236,6 +261,14 @@ class PathParser {
           `malformed slice ${JSON.stringify(inner)}; write [start:end] or [start:end:step]`,
           start,
         );
+      const [from, to, step] = inner.split(':').map((n) => (n === '' ? undefined : Number(n)));
+      this.steps.push({
+        kind: 'slice',
+        text: inner,
+        ...(from !== undefined ? { start: from } : {}),
+        ...(to !== undefined ? { end: to } : {}),
+        ...(step !== undefined ? { step } : {}),
+      });
     } else {
       const parts = inner.split(',');
       const seen = new Set<string>();
@@ -250,6 +283,11 @@ class PathParser {
         if (seen.has(part)) throw new PathError(`index ${part} appears twice in the union`, start);
         seen.add(part);
       }
+      this.steps.push(
+        parts.length === 1
+          ? { kind: 'name', name: inner, text: inner }
+          : { kind: 'indexes', names: parts, text: inner },
+      );
     }
     this.segments.push(inner);
   }

@@ -7,46 +7,44 @@
  *   line break, and the message says so), characters other than printable ASCII;
  * - anything outside the language of jsonpath-syntax.ts / jsonpath-filter.ts;
  * - an expression jsonpath-plus would split into different steps than that parser did, so
- *   what was checked is what runs.
+ *   what was checked means the same in the reference implementation our evaluator follows.
  * Compilations (refusals too) are kept in a bounded LRU cache keyed by the expression, so
  * 10,000 pods sharing one annotation parse it once.
  *
- * Selecting runs jsonpath-plus with `eval: 'safe'` (never native eval) and reads its matches:
- * no match → NoMatch; matches that are all the same value count as one; several distinct
- * values → AmbiguousMatch; one value that is not a string → NotAString. A filter that reads a
- * missing field is false for that item, not an error. Filter evaluations per selection are
- * capped, so one pod cannot make an expression run for long.
+ * Selecting runs the checked steps with our own evaluator (jsonpath-eval.ts), which gives
+ * jsonpath-plus's results for this language but counts its work: no match → NoMatch; matches
+ * that are all the same value count as one; several distinct values → AmbiguousMatch; one
+ * value that is not a string → NotAString. A filter that reads a missing field is false for
+ * that item, not an error. A selection that needs more than STEP_BUDGET steps (telling its
+ * matches apart included) is OverBudget, so one pod cannot hold the event loop.
  */
 import { JSONPath } from 'jsonpath-plus';
 import { BoundedCache } from './bounded-cache.js';
-import { parseNamingPath } from './jsonpath-syntax.js';
+import { chargeMatches, evaluatePath, STEP_BUDGET } from './jsonpath-eval.js';
+import { parseNamingPath, type Step } from './jsonpath-syntax.js';
+
+export { STEP_BUDGET };
 
 export const MAX_EXPRESSION_BYTES = 4096;
 /** Distinct expressions whose compilation is remembered. */
 export const COMPILE_CACHE_CAPACITY = 1024;
-/** Upper bound on filter evaluations in one selection. */
-export const MAX_FILTER_EVALUATIONS = 100_000;
-/** Filter evaluations × length of the longest filter, per selection. */
-export const FILTER_WORK_BUDGET = 4_000_000;
-
 /** A checked expression. Only compileJsonPath makes these; selectValue refuses any other. */
 export interface CompiledJsonPath {
   readonly expression: string;
   readonly hasFilters: boolean;
-  /** How many filter evaluations one selection may run before it is stopped. */
-  readonly evaluationLimit: number;
+  /** The steps after `$`, as the evaluator runs them. */
+  readonly steps: readonly Step[];
 }
 
 // The record of what compileJsonPath issued: an object of the same shape made elsewhere has
 // not been checked, so it is never run.
 const issued = new WeakSet<CompiledJsonPath>();
 
-function issue(expression: string, filters: readonly string[]): CompiledJsonPath {
-  const longest = Math.max(1, ...filters.map((f) => f.length));
+function issue(expression: string, filters: readonly string[], steps: readonly Step[]): CompiledJsonPath {
   const compiled: CompiledJsonPath = Object.freeze({
     expression,
     hasFilters: filters.length > 0,
-    evaluationLimit: Math.min(MAX_FILTER_EVALUATIONS, Math.floor(FILTER_WORK_BUDGET / longest)),
+    steps: Object.freeze([...steps]),
   });
   issued.add(compiled);
   return compiled;
@@ -60,6 +58,8 @@ export type Selection =
   /** `distinct` holds the first few distinct values; `count` how many distinct there are. */
   | { kind: 'AmbiguousMatch'; distinct: unknown[]; count: number }
   | { kind: 'NotAString'; value: unknown }
+  /** Evaluating it against this pod would take more than `budget` steps; it was stopped. */
+  | { kind: 'OverBudget'; budget: number }
   | { kind: 'Failed'; problem: string };
 
 /** How many distinct values an AmbiguousMatch keeps for its message. */
@@ -115,7 +115,7 @@ function check(expression: string): Compilation {
       problem:
         'jsonpath-plus would read this expression differently from what was checked; write it more plainly',
     };
-  return { ok: true, path: issue(expression, parsed.path.filters) };
+  return { ok: true, path: issue(expression, parsed.path.filters, parsed.path.steps) };
 }
 
 /** Checks an expression (cached). The problem text is for a person and names the position. */
@@ -142,26 +142,6 @@ export function clearJsonPathCache(): void {
   cache.clear();
   JSONPath.clearCache();
   missesSinceFlush = 0;
-}
-
-class EvaluationLimitReached extends Error {}
-
-// jsonpath-plus assigns the current item to `sandbox._$_v` before each filter evaluation, and
-// copies the sandbox's own enumerable properties into the evaluation context. An accessor
-// there counts evaluations; its throw happens outside jsonpath-plus's ignoreEvalErrors guard.
-function countingSandbox(limit: number): object {
-  let current: unknown;
-  let count = 0;
-  const sandbox = {};
-  Object.defineProperty(sandbox, '_$_v', {
-    enumerable: true,
-    get: () => current,
-    set: (value: unknown) => {
-      if (++count > limit) throw new EvaluationLimitReached();
-      current = value;
-    },
-  });
-  return sandbox;
 }
 
 function identity(value: unknown): string {
@@ -194,27 +174,18 @@ export function classifyMatches(matches: readonly unknown[]): Selection {
 }
 
 /** Runs a compiled expression against one JSON document (a pod) and classifies the result. */
-export function selectValue(path: CompiledJsonPath, json: object): Selection {
+export function selectValue(path: CompiledJsonPath, json: object, budget = STEP_BUDGET): Selection {
   if (!issued.has(path))
     return { kind: 'Failed', problem: 'internal error: the expression was not compiled by compileJsonPath' };
-  let matches: unknown;
+  let evaluation;
   try {
-    matches = JSONPath({
-      path: path.expression,
-      json,
-      eval: 'safe',
-      wrap: true,
-      resultType: 'value',
-      ignoreEvalErrors: true,
-      ...(path.hasFilters ? { sandbox: countingSandbox(path.evaluationLimit) } : {}),
-    });
+    evaluation = evaluatePath(path.steps, json, budget);
   } catch (e) {
-    if (e instanceof EvaluationLimitReached)
-      return {
-        kind: 'Failed',
-        problem: `evaluating it against this pod took more than ${path.evaluationLimit} filter evaluations; narrow it (for example, avoid a filter after ..)`,
-      };
+    // A pod nested deeper than the stack allows.
     return { kind: 'Failed', problem: e instanceof Error ? e.message : String(e) };
   }
-  return classifyMatches(Array.isArray(matches) ? matches : []);
+  if (!evaluation.ok) return { kind: 'OverBudget', budget };
+  if (evaluation.values.length > 1 && !chargeMatches(evaluation.values, budget - evaluation.steps))
+    return { kind: 'OverBudget', budget };
+  return classifyMatches(evaluation.values);
 }

@@ -39,6 +39,10 @@ export function evaluationFailed(half: Half, key: string, expression: string, pr
   return `${annotationRef(half, key)} could not be evaluated against this pod: ${quoteString(problem, 160)}. Expression: ${quoteString(expression)}. Fix the expression, ${orRemove(half)}.`;
 }
 
+export function tooCostly(half: Half, key: string, expression: string, budget: number): string {
+  return `${annotationRef(half, key)} needs more than ${budget} evaluation steps against this pod, so it was stopped: ${quoteString(expression)}. Simplify it: spell the path out from $ instead of searching with .. (for example $.spec.containers[?(@.name == 'app')].env[?(@.name == 'NAME')].value), use fewer union members and shorter filters, and do not compare whole arrays or long fields (such as @root.spec.containers[0].args); ${orRemove(half)}.`;
+}
+
 export function noMatch(half: Half, key: string, expression: string): string {
   return `${annotationRef(half, key)} matched nothing in this pod: ${quoteString(expression)} selects no value. Compare it with the pod's JSON (kubectl get pod -o json), ${orRemove(half)}.`;
 }

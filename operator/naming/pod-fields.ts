@@ -1,3 +1,4 @@
+import { isRecord } from '../api/json.js';
 /**
  * The few fields of a pod the naming engine reads, taken from untyped JSON. Input may come
  * from a file (`ctopo resolve -f`), so any field may be missing or of the wrong type; a wrong
@@ -19,10 +20,6 @@ export interface PodFacts {
   terminating: boolean;
   /** metadata.annotations when it is an object. */
   annotations: Readonly<Record<string, unknown>> | undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function field(obj: Record<string, unknown> | undefined, key: string): unknown {

@@ -10,6 +10,7 @@
  * YAML, anything else (a Service, a string, …). Pure: no I/O, the YAML parser logs nothing.
  */
 import { parseAllDocuments } from 'yaml';
+import { isRecord } from '../api/json.js';
 import { describeKind, quoteString, quoteValue } from './quote.js';
 
 export type PodInput = { ok: true; pods: object[] } | { ok: false; problem: string };
@@ -18,10 +19,6 @@ const WHAT_TO_PASS = 'pass the output of kubectl get pods -o json (or -o yaml), 
 const LIST_KINDS = new Set(['List', 'PodList']);
 
 class InputError extends Error {}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function kindOf(value: Record<string, unknown>): unknown {
   return Object.hasOwn(value, 'kind') ? value['kind'] : undefined;

@@ -21,7 +21,9 @@
  *   4. InvalidJSONPath  evaluating the expression against this pod failed;
  *      NoMatch          it selected nothing;
  *      AmbiguousMatch   it selected several distinct values (equal values count as one);
- *      NotAString       it selected one value that is not a string.
+ *      NotAString       it selected one value that is not a string;
+ *      ExpressionTooCostly  evaluating it against this pod needs more than the step budget
+ *                       (jsonpath-eval.ts); it is stopped there, so no pod holds the event loop.
  *                       (hostname annotation first, then nodename)
  *   5. InvalidNodeName  `name@host` fails checkNodeName (node-name.ts). Nothing is trimmed.
  *   6. DuplicateNodeName several pods resolve to one node name. If exactly one of them is not
@@ -85,6 +87,8 @@ function evaluate(a: AnnotatedHalf, pod: object): Outcome<string> {
       return fail('AmbiguousMatch', msg.ambiguousMatch(a.half, a.key, a.expression, s.distinct, s.count));
     case 'NotAString':
       return fail('NotAString', msg.notAString(a.half, a.key, a.expression, s.value));
+    case 'OverBudget':
+      return fail('ExpressionTooCostly', msg.tooCostly(a.half, a.key, a.expression, s.budget));
     case 'Failed':
       return fail('InvalidJSONPath', msg.evaluationFailed(a.half, a.key, a.expression, s.problem));
   }

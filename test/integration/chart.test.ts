@@ -262,6 +262,31 @@ describe('helm lint and helm template', () => {
       /\/operator\/securityContext\/readOnlyRootFilesystem/,
     ],
     [['operator.podSecurityContext.runAsNonRoot=false'], /\/operator\/podSecurityContext\/runAsNonRoot/],
+    // The documented hardening cannot be weakened through values.
+    [
+      ['operator.securityContext.capabilities.add={NET_ADMIN}'],
+      /\/operator\/securityContext\/capabilities\/add/,
+    ],
+    [
+      ['operator.securityContext.capabilities.drop={NET_RAW}'],
+      /\/operator\/securityContext\/capabilities\/drop/,
+    ],
+    [
+      ['operator.securityContext.seccompProfile.type=Unconfined'],
+      /\/operator\/securityContext\/seccompProfile\/type/,
+    ],
+    [
+      ['operator.podSecurityContext.seccompProfile.type=Unconfined'],
+      /\/operator\/podSecurityContext\/seccompProfile\/type/,
+    ],
+    [
+      ['operator.securityContext.allowPrivilegeEscalation=true'],
+      /\/operator\/securityContext\/allowPrivilegeEscalation/,
+    ],
+    [['operator.securityContext.privileged=true'], /\/operator\/securityContext\/privileged/],
+    [['operator.resources.limits.memory=64Mi'], /\/operator\/resources\/limits\/memory/],
+    [['operator.resources.limits.memory=100M'], /\/operator\/resources\/limits\/memory/],
+    [['operator.resources.limits.memory=0.1Gi'], /\/operator\/resources\/limits\/memory/],
     [['image.digest=sha256:nope'], /\/image\/digest.*does not match pattern/],
     [['scope.clusterWide=true', 'scope.namespaces={a}'], /\/scope\/namespaces.*maxItems/],
     [['scope.allowTargetNamespaces={*}'], /\/scope\/allowTargetNamespaces\/0/],
@@ -274,6 +299,23 @@ describe('helm lint and helm template', () => {
     const r = await helm(['template', 'ct', CHART_DIR, ...sets.flatMap((s) => ['--set', s])]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
+  });
+
+  it.each([
+    [['operator.resources.limits.memory=128Mi']],
+    [['operator.resources.limits.memory=1Gi']],
+    [['operator.resources.limits.memory=512M']],
+    [['operator.resources.limits.memory=268435456']],
+    [
+      [
+        'operator.securityContext.seccompProfile.type=Localhost',
+        'operator.securityContext.seccompProfile.localhostProfile=p.json',
+      ],
+    ],
+  ])('values that keep the hardening render: %j', async (sets) => {
+    const r = await helm(['template', 'ct', CHART_DIR, ...sets.flatMap((s) => ['--set', s])]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
   });
 });
 

@@ -22,7 +22,7 @@ import {
   topologyStatus,
 } from '../support/objects.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
-import { sleep, waitFor } from '../support/wait.js';
+import { waitFor } from '../support/wait.js';
 
 describe('configuration is checked at start', () => {
   it.each([
@@ -181,10 +181,9 @@ describe('restarting the operator changes nothing in any status', () => {
     await second.port();
     await waitFor(
       'the new operator to poll several times',
-      async () => (await second.metricSum('ctopo_reconcile_total')) >= 3,
-      20_000,
+      async () => (await second.metricSum('ctopo_reconcile_total')) >= 5,
+      60_000,
     );
-    await sleep(1500);
     const after = (await topologyStatus(s, ns, 'web'))!;
     const { lastPollTime: _a, ...restBefore } = before!;
     const { lastPollTime: _b, ...restAfter } = after;
@@ -262,30 +261,48 @@ describe('leader election with two replicas', () => {
     const [a, b] = replicas as [CtopoProcess, CtopoProcess];
     const leader = (await leaderOf(a, b))!;
     const follower = leader === a ? b : a;
-    const killedAt = Date.now();
+    const leaseOf = async () =>
+      JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'lease', 'cluster-topology-operator', '-o', 'json']));
+    const before = await leaseOf();
     await leader.stop('SIGKILL');
+    // A killed leader cannot release: the follower takes over once the lease runs out (15 s; the
+    // time it takes is a benchmark figure, not asserted here).
     await waitFor(
       'the follower to lead',
       async () => (await follower.metric('ctopo_leader')) === 1,
-      30_000,
+      120_000,
       200,
     );
-    const takeoverMs = Date.now() - killedAt;
-    expect(takeoverMs).toBeLessThan(15_000 + 2_000 + 1_000); // lease duration + one retry period + slack
+    const after = await leaseOf();
+    expect(after.spec.holderIdentity).toBe(follower === a ? 'replica-a' : 'replica-b');
+    expect(after.spec.leaseTransitions ?? 0).toBeGreaterThan(before.spec.leaseTransitions ?? 0);
     await deletePodAndSee(s, ns, follower);
   });
 
   it('a gracefully stopped leader releases the lease: a successor leads at once', async () => {
     const [, ,] = replicas;
     const current = replicas.find((r) => r.exitCode === undefined)!;
+    const leaseOf = async () =>
+      JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'lease', 'cluster-topology-operator', '-o', 'json']));
+    const holder = (await leaseOf()).spec.holderIdentity;
     const next = start('replica-c');
     await next.port();
-    await sleep(3000);
+    // The leader renews twice while replica-c runs: replica-c has tried and stayed a follower.
+    const renewedAt = Date.parse((await leaseOf()).spec.renewTime);
+    await waitFor(
+      'the leader to renew twice',
+      async () => {
+        const l = await leaseOf();
+        return l.spec.holderIdentity === holder && Date.parse(l.spec.renewTime) > renewedAt + 1000;
+      },
+      60_000,
+    );
     expect(await next.metric('ctopo_leader')).toBe(0);
-    const stoppedAt = Date.now();
     expect(await current.stop('SIGTERM')).toBe(0);
-    await waitFor('replica-c to lead', async () => (await next.metric('ctopo_leader')) === 1, 15_000, 200);
-    expect(Date.now() - stoppedAt).toBeLessThan(8_000);
+    // Released on the way out: right after the process exits the lease no longer names it, long
+    // before its 15 s would have run out (without a release it would still name the old leader).
+    expect((await leaseOf()).spec.holderIdentity).not.toBe(holder);
+    await waitFor('replica-c to lead', async () => (await next.metric('ctopo_leader')) === 1, 60_000, 200);
   });
 });
 
@@ -319,24 +336,34 @@ describe('the API server stopped and restarted', () => {
         );
         const errorsBefore = await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' });
         await stopApiserver(s);
-        await sleep(6000); // several polling intervals
-        expect(await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' })).toBeGreaterThan(
-          errorsBefore,
+        await waitFor(
+          'transport errors while the API server is gone',
+          async () =>
+            (await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' })) >= errorsBefore + 3,
+          60_000,
         );
         expect(op.exitCode).toBeUndefined();
         await startApiserver(s);
+        const backAt = Date.now() / 1000;
         // Once it is back, the last list is still there and fresh changes flow again.
         const st = (await topologyStatus(s, 'app', 'web'))!;
         expect(st.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.3.0.1', 'web-1@10.3.0.2']);
+        // A poll after the restart succeeded (the operator's own record; the status is written
+        // only when its content changes).
         await waitFor(
           'a successful poll after the restart',
+          async () =>
+            ((await op.metric('ctopo_last_successful_poll_timestamp_seconds', {
+              namespace: 'app',
+              name: 'web',
+            })) ?? 0) > backAt,
+          120_000,
+        );
+        await waitFor(
+          'the status to say 200, not Degraded',
           async () => {
             const x = await topologyStatus(s, 'app', 'web');
-            return (
-              x?.lastResponse?.code === '200' &&
-              condition(x, 'Degraded')?.status === 'False' &&
-              Date.parse(x.lastPollTime!) > Date.now() - 5000
-            );
+            return x?.lastResponse?.code === '200' && condition(x, 'Degraded')?.status === 'False';
           },
           60_000,
         );

@@ -204,10 +204,14 @@ describe('the operator publishes peers and exclusions in .status (real API serve
       async () => (await excludedOf('late-ip'))?.reason === 'NoPodIP',
       15_000,
     );
-    const t0 = Date.now();
+    // The poll is every 10 minutes: while the time of the last successful poll stays what it is
+    // now, every change below reached the status through the watch.
+    const pollOf = () =>
+      op.metric('ctopo_last_successful_poll_timestamp_seconds', { namespace: ns, name: 'web' });
+    const pollBefore = await pollOf();
+    expect(pollBefore).toBeGreaterThan(0);
     await setPodStatus(s, ns, 'late-ip', { ip: '10.1.4.1' });
-    await waitFor('late-ip joins', async () => (await peerNames()).includes('late-ip@10.1.4.1'), 10_000);
-    const joinMs = Date.now() - t0;
+    await waitFor('late-ip joins', async () => (await peerNames()).includes('late-ip@10.1.4.1'), 60_000);
 
     const { kubectlOk } = await import('../support/cluster.js');
     await kubectlOk(s, [
@@ -230,7 +234,7 @@ describe('the operator publishes peers and exclusions in .status (real API serve
       async () => !(await peerNames()).includes('cluster-service@10.1.4.1'),
       10_000,
     );
-    expect(joinMs).toBeLessThan(10 * 60_000); // far below the poll; the real figure is in the benchmark
+    expect(await pollOf()).toBe(pollBefore);
     const st = (await status())!;
     expect(st.excluded!.some((e) => e.pod === 'late-ip')).toBe(false);
   });

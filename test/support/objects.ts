@@ -219,8 +219,24 @@ export async function restorePods(
 
 /** Asks the API server whether `kubeconfig`'s identity may do something (RBAC reaches the authorizer through informers). */
 export async function canI(s: ControlPlaneState, kubeconfig: string, args: string[]): Promise<boolean> {
-  const r = await kubectl(s, ['auth', 'can-i', ...args], { kubeconfig });
-  return r.stdout.trim() === 'yes';
+  return canIAnswer(args, await kubectl(s, ['auth', 'can-i', ...args], { kubeconfig }));
+}
+
+/**
+ * `kubectl auth can-i` answers yes (exit 0) or no (exit 1); anything else — an unreachable
+ * server, a rejected token, a typo in the resource — is not an answer, so it throws rather
+ * than read as "no" (a "permission gone" check must not pass because kubectl failed).
+ */
+export function canIAnswer(
+  args: readonly string[],
+  r: { code: number; stdout: string; stderr: string },
+): boolean {
+  const answer = r.stdout.trim();
+  if (r.code === 0 && answer === 'yes') return true;
+  if (r.code === 1 && answer === 'no') return false;
+  throw new Error(
+    `kubectl auth can-i ${args.join(' ')} gave no answer (exit ${r.code}): ${r.stderr.trim() || answer}`,
+  );
 }
 
 /** A service account and a token for it (TokenRequest; no controller needed). */

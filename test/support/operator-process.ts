@@ -63,19 +63,9 @@ export class CtopoProcess {
     return undefined;
   }
 
-  /** Sum of a counter over all label sets matching `labels`. */
+  /** Sum of a counter over all label sets matching `labels`; throws when the metric is not exported. */
   async metricSum(name: string, labels: Record<string, string> = {}): Promise<number> {
-    const { body } = await this.get('/metrics');
-    let sum = 0;
-    for (const line of body.split('\n')) {
-      const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
-      if (!m || m[1] !== name) continue;
-      const have = Object.fromEntries(
-        [...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]),
-      );
-      if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4]);
-    }
-    return sum;
+    return sumMetric((await this.get('/metrics')).body, name, labels);
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
@@ -100,4 +90,23 @@ export function startOperator(
     ['operator', '--kubeconfig', kubeconfig, '--http-host', '127.0.0.1', '--http-port', '0', ...extra],
     env,
   );
+}
+
+/**
+ * Sum of the samples of metric `name` whose labels include `labels`, from a Prometheus text
+ * exposition. A metric the body does not declare (no `# TYPE` line) throws: a misspelt or
+ * removed metric must not read as 0 in a "must be 0" check. A declared counter without a
+ * matching series is 0.
+ */
+export function sumMetric(body: string, name: string, labels: Record<string, string> = {}): number {
+  if (!body.split('\n').some((line) => line.startsWith(`# TYPE ${name} `)))
+    throw new Error(`the metric ${name} is not exported`);
+  let sum = 0;
+  for (const line of body.split('\n')) {
+    const m = /^([a-zA-Z_:][\w:]*)(\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[3] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4]);
+  }
+  return sum;
 }

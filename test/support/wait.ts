@@ -22,4 +22,4 @@ export async function waitFor<T>(
   }
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { setTimeout as sleep } from 'node:timers/promises';

@@ -2,6 +2,6 @@ import { describe, expect, it } from '@jest/globals';
 
 describe('toolchain', () => {
   it('runs on node 24', () => {
-    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
+    expect(Number(process.versions.node.split('.')[0])).toBe(24);
   });
 });

@@ -171,6 +171,7 @@ describe('exclusions: one reason each, with a message to act on', () => {
       'NotAString',
       'InvalidNodeName',
       'DuplicateNodeName',
+      'ExpressionTooCostly',
     ]);
   });
 
@@ -264,16 +265,16 @@ describe('exclusions: one reason each, with a message to act on', () => {
     expect(only(resolvePeers([p])).message).toContain('the hostname annotation');
   });
 
-  it('InvalidJSONPath: an expression that runs too long on this pod', () => {
+  it('ExpressionTooCostly: an expression that runs too long on this pod', () => {
     const body = Array.from({ length: 150 }, () => "@.name == 'never'").join(' || ');
     const p = pod({ annotations: { [HOST]: `$..[?(${body})].name` } });
     (p['spec'] as Record<string, unknown>)['extra'] = Array.from({ length: 5000 }, (_, k) => ({
       name: `x${k}`,
     }));
     const e = only(resolvePeers([p]));
-    expect(e.reason).toBe('InvalidJSONPath');
-    expect(e.message).toContain('could not be evaluated against this pod');
-    expect(e.message).toContain('filter evaluations; narrow it');
+    expect(e.reason).toBe('ExpressionTooCostly');
+    expect(e.message).toContain('evaluation steps against this pod, so it was stopped');
+    expect(e.message).toContain('instead of searching with ..');
   });
 
   it('NoMatch: says what matched nothing and how to compare', () => {

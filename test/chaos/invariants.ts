@@ -1,0 +1,169 @@
+/**
+ * The chaos run's invariant checker: fed with what the run did and what it observed (the
+ * topology's status, each BEAM node's connections), it counts the violations the product
+ * promises never happen, and measures how long real changes took to reach the status.
+ *
+ * - emptiedPeers: a status with a lastResponse and an empty peer list. The topology runs with
+ *   onForbidden Retain and always has members, so only a bug empties it (Disconnect on 403 is
+ *   the one legitimate reason, and it is not configured).
+ * - lostConnections: a BEAM node that had a connection to a member lost it while that member
+ *   stayed listed in every status seen since, its node alive and not being removed.
+ *   lostAfterLeave counts apart the losses within LEAVE_WINDOW_MS of a member's removal: when
+ *   the agents disconnect a departed node one after another, OTP's global (its
+ *   prevent_overlapping_partitions, on by default since OTP 25) may drop connections between
+ *   the remaining nodes too; the agent connects everyone again in that same round.
+ * - statusFlaps: the peer list went A → B → A with no scripted pod change after the first step.
+ * - changeLatencyMs: per scripted pod change, from the change to the first status showing it.
+ */
+
+/** How long after a member's removal a lost connection is put down to OTP's global. */
+export const LEAVE_WINDOW_MS = 20_000;
+
+export interface ChaosReport {
+  seed: number;
+  minutes: number;
+  actions: Record<string, number>;
+  statusSamples: number;
+  meshSamples: number;
+  emptiedPeers: number;
+  lostConnections: number;
+  lostAfterLeave: number;
+  statusFlaps: number;
+  changes: number;
+  changesNotSeen: number;
+  longestChangeMs: number;
+  medianChangeMs: number;
+  violations: string[];
+}
+
+interface PendingChange {
+  what: string;
+  at: number;
+  seen: (peers: readonly string[]) => boolean;
+}
+
+export class InvariantChecker {
+  emptiedPeers = 0;
+  lostConnections = 0;
+  lostAfterLeave = 0;
+  statusFlaps = 0;
+  statusSamples = 0;
+  meshSamples = 0;
+  readonly violations: string[] = [];
+  readonly latencies: number[] = [];
+  private pending: PendingChange[] = [];
+  private lastChangeAt = -Infinity;
+  private lists: { key: string; at: number }[] = [];
+  /** Per member: since when each other member has been continuously listed (absent = not listed). */
+  private listedSince = new Map<string, number>();
+  /** Per (observer, peer): connected at the last mesh sample. */
+  private connected = new Set<string>();
+  private leaving = new Set<string>();
+  private lastLeaveAt = -Infinity;
+
+  /** A scripted pod change at `at`; `seen` says whether a peer list shows it. */
+  expectChange(what: string, at: number, seen: (peers: readonly string[]) => boolean): void {
+    this.lastChangeAt = at;
+    this.pending.push({ what, at, seen });
+  }
+
+  /** A member is being removed (its pod deleted): its connections may go. */
+  markLeaving(node: string, at: number): void {
+    this.leaving.add(node);
+    this.lastLeaveAt = at;
+  }
+
+  observeStatus(at: number, peers: readonly string[] | undefined, hasLastResponse: boolean): void {
+    if (!hasLastResponse || peers === undefined) return; // unknown: nothing to judge
+    this.statusSamples++;
+    if (peers.length === 0) {
+      this.emptiedPeers++;
+      this.violations.push(`${at} ms: the peer list is empty`);
+    }
+    for (const p of this.pending.filter((c) => c.seen(peers))) this.latencies.push(at - p.at);
+    this.pending = this.pending.filter((c) => !c.seen(peers));
+
+    const key = [...peers].sort().join(',');
+    const last = this.lists[this.lists.length - 1];
+    if (!last || last.key !== key) {
+      const before = this.lists[this.lists.length - 2];
+      if (last && before && before.key === key && this.lastChangeAt < last.at) {
+        this.statusFlaps++;
+        this.violations.push(`${at} ms: the peer list went back to [${key}] with no pod change`);
+      }
+      this.lists.push({ key, at });
+      if (this.lists.length > 3) this.lists.shift();
+    }
+    for (const n of [...this.listedSince.keys()]) if (!peers.includes(n)) this.listedSince.delete(n);
+    for (const n of peers) if (!this.listedSince.has(n)) this.listedSince.set(n, at);
+  }
+
+  /**
+   * What `observer` is connected to at `at`; `members` are the nodes alive at that moment.
+   * `stillListed` re-reads the status, so a peer unlisted between two samples is not counted.
+   */
+  async observeMesh(
+    at: number,
+    observer: string,
+    nodes: readonly string[],
+    members: ReadonlySet<string>,
+    stillListed: (node: string) => Promise<boolean>,
+  ): Promise<void> {
+    this.meshSamples++;
+    for (const peer of members) {
+      if (peer === observer) continue;
+      const pair = `${observer} ${peer}`;
+      const now = nodes.includes(peer);
+      if (now) {
+        this.connected.add(pair);
+        continue;
+      }
+      if (!this.connected.has(pair)) continue;
+      this.connected.delete(pair);
+      if (this.leaving.has(peer) || this.leaving.has(observer)) continue;
+      if (!this.listedSince.has(peer)) continue;
+      if (!(await stillListed(peer))) continue;
+      if (at - this.lastLeaveAt <= LEAVE_WINDOW_MS) {
+        this.lostAfterLeave++;
+        continue;
+      }
+      this.lostConnections++;
+      this.violations.push(`${at} ms: ${observer} lost its connection to ${peer}, which stayed listed`);
+    }
+  }
+
+  report(base: { seed: number; minutes: number; actions: Record<string, number> }): ChaosReport {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return {
+      ...base,
+      statusSamples: this.statusSamples,
+      meshSamples: this.meshSamples,
+      emptiedPeers: this.emptiedPeers,
+      lostConnections: this.lostConnections,
+      lostAfterLeave: this.lostAfterLeave,
+      statusFlaps: this.statusFlaps,
+      changes: this.latencies.length + this.pending.length,
+      changesNotSeen: this.pending.length,
+      longestChangeMs: sorted.length ? sorted[sorted.length - 1]! : 0,
+      medianChangeMs: sorted.length ? sorted[Math.floor(sorted.length / 2)]! : 0,
+      violations: this.violations.slice(0, 50),
+    };
+  }
+}
+
+export function formatChaosReport(r: ChaosReport): string {
+  const acts = Object.entries(r.actions)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return [
+    `chaos run: seed ${r.seed}, ${r.minutes} min; actions: ${acts}`,
+    `status samples ${r.statusSamples}, mesh samples ${r.meshSamples}`,
+    `peers emptied without Disconnect-on-403: ${r.emptiedPeers} (must be 0)`,
+    `BEAM connections lost to a peer that stayed listed: ${r.lostConnections} (must be 0)`,
+    `  … and within ${LEAVE_WINDOW_MS / 1000} s of a member leaving (OTP global's partition prevention; reconnected by the agent): ${r.lostAfterLeave}`,
+    `status flaps: ${r.statusFlaps} (must be 0)`,
+    `real changes: ${r.changes}, not seen in the status by the end: ${r.changesNotSeen}`,
+    `longest time a real change took to reach the status: ${(r.longestChangeMs / 1000).toFixed(1)} s (median ${(r.medianChangeMs / 1000).toFixed(1)} s)`,
+    ...r.violations.map((v) => `  violation: ${v}`),
+  ].join('\n');
+}

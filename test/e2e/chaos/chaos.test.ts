@@ -1,0 +1,22 @@
+import { describe, expect, it } from '@jest/globals';
+import { runChaos } from '../../chaos/harness.js';
+import { formatChaosReport } from '../../chaos/invariants.js';
+import { CHAOS_KINDS } from '../../chaos/schedule.js';
+
+// A short, seeded chaos run (the same script every time): every kind of fault and change once,
+// on a private API server, two operator replicas and real BEAM nodes with their agents.
+describe('a short seeded chaos run', () => {
+  it('keeps the invariants: no emptied peers, no lost connections, no status flaps', async () => {
+    const report = await runChaos({ seed: 1818, minutes: 1.5, gapMs: [5_000, 7_000] });
+    process.stdout.write(`${formatChaosReport(report)}\n`);
+    expect(Object.keys(report.actions).sort()).toEqual([...CHAOS_KINDS].sort());
+    expect(report.statusSamples).toBeGreaterThan(20);
+    expect(report.meshSamples).toBeGreaterThan(20);
+    expect(report.violations).toEqual([]);
+    expect(report.changes).toBeGreaterThan(0);
+    expect(report.emptiedPeers).toBe(0);
+    expect(report.lostConnections).toBe(0);
+    expect(report.statusFlaps).toBe(0);
+    expect(report.changesNotSeen).toBe(0);
+  }, 600_000);
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from '@jest/globals';
+import { chaosSchedule, CHAOS_KINDS } from '../../chaos/schedule.js';
+import { InvariantChecker } from '../../chaos/invariants.js';
+
+describe('the chaos script', () => {
+  it('is the same for the same seed, and differs for another', () => {
+    const a = chaosSchedule({ seed: 7, durationMs: 600_000 });
+    expect(chaosSchedule({ seed: 7, durationMs: 600_000 })).toEqual(a);
+    expect(chaosSchedule({ seed: 8, durationMs: 600_000 })).not.toEqual(a);
+  });
+
+  it('goes through every kind in its first round, in time order, within the run', () => {
+    const s = chaosSchedule({ seed: 1818, durationMs: 90_000, gapMs: [5_000, 7_000] });
+    expect(new Set(s.map((x) => x.action.kind))).toEqual(new Set(CHAOS_KINDS));
+    for (let k = 1; k < s.length; k++) expect(s[k]!.at).toBeGreaterThan(s[k - 1]!.at);
+    expect(s[s.length - 1]!.at).toBeLessThan(90_000);
+  });
+});
+
+describe('the invariant checker', () => {
+  const listed = async () => true;
+
+  it('counts an empty peer list, and ignores a status without lastResponse', () => {
+    const c = new InvariantChecker();
+    c.observeStatus(1, [], false);
+    c.observeStatus(2, ['a@h'], true);
+    expect(c.emptiedPeers).toBe(0);
+    c.observeStatus(3, [], true);
+    expect(c.emptiedPeers).toBe(1);
+  });
+
+  it('counts a flap A → B → A without a scripted change, not with one', () => {
+    const c = new InvariantChecker();
+    c.observeStatus(1, ['a', 'b'], true);
+    c.observeStatus(2, ['a'], true);
+    c.observeStatus(3, ['a', 'b'], true);
+    expect(c.statusFlaps).toBe(1);
+    const d = new InvariantChecker();
+    d.observeStatus(1, ['a', 'b'], true);
+    d.expectChange('b leaves', 2, (p) => !p.includes('b'));
+    d.observeStatus(3, ['a'], true);
+    d.expectChange('b joins', 4, (p) => p.includes('b'));
+    d.observeStatus(5, ['a', 'b'], true);
+    expect(d.statusFlaps).toBe(0);
+    expect(d.latencies).toEqual([1, 1]);
+  });
+
+  it('counts a lost connection to a member that stayed listed, not to one leaving or unlisted', async () => {
+    const c = new InvariantChecker();
+    const members = new Set(['m0', 'm1', 'm2']);
+    c.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    await c.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    await c.observeMesh(2, 'm0', ['m2'], members, listed);
+    expect(c.lostConnections).toBe(1);
+    c.markLeaving('m2', 30_000);
+    await c.observeMesh(30_001, 'm0', [], members, listed);
+    expect(c.lostConnections).toBe(1);
+    // A loss right after a member left is counted apart (OTP global), not as the agent's.
+    const e = new InvariantChecker();
+    e.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    await e.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    e.markLeaving('m9', 2);
+    await e.observeMesh(5_000, 'm0', ['m2'], members, listed);
+    expect([e.lostConnections, e.lostAfterLeave]).toEqual([0, 1]);
+    await e.observeMesh(26_000, 'm0', ['m1', 'm2'], members, listed);
+    await e.observeMesh(27_000, 'm0', ['m1'], members, listed);
+    expect([e.lostConnections, e.lostAfterLeave]).toEqual([1, 1]);
+    const d = new InvariantChecker();
+    d.observeStatus(0, ['m0', 'm1'], true);
+    await d.observeMesh(1, 'm0', ['m1'], members, listed);
+    await d.observeMesh(2, 'm0', [], members, async () => false);
+    expect(d.lostConnections).toBe(0);
+  });
+
+  it('reports changes never seen, and the longest latency', () => {
+    const c = new InvariantChecker();
+    c.expectChange('x', 0, (p) => p.includes('x'));
+    c.expectChange('y', 10, (p) => p.includes('y'));
+    c.observeStatus(500, ['x'], true);
+    const r = c.report({ seed: 1, minutes: 1, actions: {} });
+    expect(r).toMatchObject({ changes: 2, changesNotSeen: 1, longestChangeMs: 500 });
+  });
+});
