@@ -1,3 +1,4 @@
+/* global process */
 // Tests are compiled by `tsc` (npm's pretest) and jest runs the emitted ESM, so what is tested
 // is exactly what ships. Integration and end-to-end tests share one real control plane per run
 // (globalSetup); they use real processes and real timeouts (a hung request is given up after 30 s).
@@ -24,5 +25,19 @@ export default {
       testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'],
     },
     { displayName: 'e2e', ...withControlPlane, testMatch: ['<rootDir>/dist/test/e2e/**/*.test.js'] },
+    // Pods that really run, on a real node (needs root; docs/real-node.md): only with CTOPO_REAL_NODE=1.
+    ...(process.env.CTOPO_REAL_NODE === '1'
+      ? [
+          {
+            displayName: 'node',
+            testEnvironment: 'node',
+            transform: {},
+            globalSetup: '<rootDir>/dist/test/support/node-setup.js',
+            globalTeardown: '<rootDir>/dist/test/support/node-teardown.js',
+            setupFilesAfterEnv: ['<rootDir>/dist/test/support/cleanup.js'],
+            testMatch: ['<rootDir>/dist/test/node/**/*.test.js'],
+          },
+        ]
+      : []),
   ],
 };

@@ -4,7 +4,11 @@
 # each under ${CTOPO_CACHE_DIR:-~/.cache/cluster-topology}/<tool>-<version>/. A cached binary is
 # never rebuilt. Binaries are never written into the repository.
 #
-#   tools/build-binaries.sh [kube] [etcd] [helm]     # default: all three
+#   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd]   # default: kube etcd helm
+#
+# `node` builds what the real node of `ctopo dev-cluster up --node` runs beside the API server:
+# kubelet, kube-proxy, kube-controller-manager and kube-scheduler (same module as kube-apiserver);
+# `containerd` builds containerd 2 and its runc shim (tools/containerd).
 #   tools/build-binaries.sh --print-dirs             # prints KEY=DIR lines, builds nothing
 #
 # Progress (what is being built, elapsed seconds) goes to stderr; the last stdout lines are
@@ -20,16 +24,18 @@ HELM_VERSION=$(modver helm helm.sh/helm/v3)
 KUBE_DIR=$cache/kube-$K8S_VERSION
 ETCD_DIR=$cache/etcd-$ETCD_VERSION
 HELM_DIR=$cache/helm-$HELM_VERSION
+CONTAINERD_VERSION=$(modver containerd github.com/containerd/containerd/v2)
+CONTAINERD_DIR=$cache/containerd-$CONTAINERD_VERSION
 
-print_dirs() { printf 'KUBE_DIR=%s\nETCD_DIR=%s\nHELM_DIR=%s\n' "$KUBE_DIR" "$ETCD_DIR" "$HELM_DIR"; }
+print_dirs() { printf 'KUBE_DIR=%s\nETCD_DIR=%s\nHELM_DIR=%s\nCONTAINERD_DIR=%s\n' "$KUBE_DIR" "$ETCD_DIR" "$HELM_DIR" "$CONTAINERD_DIR"; }
 if [[ ${1:-} == --print-dirs ]]; then print_dirs; exit 0; fi
 
 command -v go >/dev/null || { echo "build-binaries: Go is needed to build the test control plane (https://go.dev/doc/install)" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS=${GOFLAGS:-} GOTOOLCHAIN=${GOTOOLCHAIN:-local}
 
-# build <module dir> <output file> <package> <ldflags>: go build with an elapsed-time ticker.
+# build <module dir> <output file> <package> <ldflags> [tags]: go build with an elapsed-time ticker.
 build() {
-  local dir=$1 out=$2 pkg=$3 ld=$4 start=$SECONDS tmp
+  local dir=$1 out=$2 pkg=$3 ld=$4 tags=${5:-selinux,notest,grpcnotrace} start=$SECONDS tmp
   if [[ -x $out ]]; then echo "build-binaries: $(basename "$out") cached at $out" >&2; return 0; fi
   mkdir -p "$(dirname "$out")"
   tmp=$out.tmp.$$
@@ -37,7 +43,7 @@ build() {
   ( while :; do sleep 20 || true; echo "build-binaries:   … $(basename "$out") still building, $((SECONDS - start)) s" >&2; done ) &
   local ticker=$!
   local rc=0
-  (cd "$here/$dir" && go build -trimpath -pgo=off -tags=selinux,notest,grpcnotrace -ldflags "$ld" -o "$tmp" "$pkg") || rc=$?
+  (cd "$here/$dir" && go build -trimpath -pgo=off -tags="$tags" -ldflags "$ld" -o "$tmp" "$pkg") || rc=$?
   kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null || true
   if (( rc != 0 )); then rm -f "$tmp"; echo "build-binaries: building $pkg failed" >&2; return "$rc"; fi
   mv -f "$tmp" "$out"   # atomic: a half-written binary is never taken for a cached one
@@ -63,15 +69,29 @@ helm_ldflags() {
   echo "$ld"
 }
 
+# Without cgo: the btrfs/devmapper snapshotters need it and the node uses overlayfs.
+CONTAINERD_TAGS=no_btrfs,no_devmapper,no_zfs,netgo,osusergo
+containerd_ldflags() {
+  echo "-s -w -X github.com/containerd/containerd/v2/version.Version=$CONTAINERD_VERSION -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
+}
+
 targets=("$@"); (( ${#targets[@]} )) || targets=(kube etcd helm)
 for t in "${targets[@]}"; do
   case $t in
     kube)
       build kube "$KUBE_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
       build kube "$KUBE_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)" ;;
+    node)
+      for c in kubelet kube-proxy kube-controller-manager kube-scheduler; do
+        build kube "$KUBE_DIR/$c" "k8s.io/kubernetes/cmd/$c" "$(kube_ldflags)"
+      done ;;
+    containerd)
+      build containerd "$CONTAINERD_DIR/containerd" github.com/containerd/containerd/v2/cmd/containerd "$(containerd_ldflags)" "$CONTAINERD_TAGS"
+      build containerd "$CONTAINERD_DIR/containerd-shim-runc-v2" github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 "$(containerd_ldflags)" "$CONTAINERD_TAGS"
+      build containerd "$CONTAINERD_DIR/ctr" github.com/containerd/containerd/v2/cmd/ctr "$(containerd_ldflags)" "$CONTAINERD_TAGS" ;;
     etcd) build etcd "$ETCD_DIR/etcd" go.etcd.io/etcd/server/v3 "-s -w" ;;
     helm) build helm "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm "$(helm_ldflags)" ;;
-    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm)" >&2; exit 64 ;;
+    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, node, containerd)" >&2; exit 64 ;;
   esac
 done
 print_dirs

@@ -12,7 +12,7 @@ export interface Binaries {
 }
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const buildScript = join(repoRoot, 'tools', 'build-binaries.sh');
+export const buildScript = join(repoRoot, 'tools', 'build-binaries.sh');
 
 async function executable(path: string): Promise<boolean> {
   try {

@@ -1,10 +1,21 @@
 import { request } from 'node:https';
 import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ensureBinaries, type Binaries } from './binaries.js';
+import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
 import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
+import {
+  NODE_LINK_HOST_IP,
+  controllerManagerArgs,
+  ensureNodeArtifacts,
+  nodeDown,
+  nodeNetworkUp,
+  nodeUp,
+  schedulerArgs,
+  writeNodeCredentials,
+  type NodeDirs,
+} from './node.js';
 
 /**
  * A throwaway Kubernetes control plane: one etcd and one kube-apiserver on loopback ports,
@@ -24,6 +35,8 @@ export interface ControlPlaneState {
   etcd: { pid: number; port: number; peerPort: number };
   apiserver: { pid: number; port: number };
   startedAt: string;
+  /** With `--node`: the real node (node.ts) and the controllers that make pods run. */
+  node?: { dirs: NodeDirs; controllerManagerPid: number; schedulerPid: number };
 }
 
 const stateFile = (dir: string) => join(dir, 'state.json');
@@ -82,24 +95,37 @@ function etcdArgs(s: ControlPlaneState): string[] {
 
 function apiserverArgs(s: ControlPlaneState): string[] {
   const p = s.pki;
+  const address = s.node ? NODE_LINK_HOST_IP : '127.0.0.1';
+  const nodeArgs = s.node
+    ? [
+        // Pods reach the API server as the `kubernetes` Service, whose endpoint is this address.
+        '--authorization-mode=Node,RBAC',
+        `--kubelet-client-certificate=${join(p.dir, 'apiserver-kubelet-client.crt')}`,
+        `--kubelet-client-key=${join(p.dir, 'apiserver-kubelet-client.key')}`,
+        '--kubelet-preferred-address-types=InternalIP',
+        '--enable-admission-plugins=NodeRestriction',
+      ]
+    : [
+        '--authorization-mode=RBAC',
+        // No service-account controller runs, so no `default` ServiceAccount: that plugin would refuse every pod.
+        '--disable-admission-plugins=ServiceAccount',
+        '--endpoint-reconciler-type=none',
+      ];
   return [
     `--etcd-servers=http://127.0.0.1:${s.etcd.port}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
+    `--bind-address=${address}`,
+    `--advertise-address=${address}`,
     `--secure-port=${s.apiserver.port}`,
     `--cert-dir=${join(s.dir, 'cert-dir')}`,
     `--tls-cert-file=${p.serverCert}`,
     `--tls-private-key-file=${p.serverKey}`,
     `--client-ca-file=${p.caCert}`,
-    '--authorization-mode=RBAC',
     `--service-account-issuer=https://127.0.0.1:${s.apiserver.port}`,
     `--service-account-key-file=${p.saPub}`,
     `--service-account-signing-key-file=${p.saKey}`,
     '--service-cluster-ip-range=10.0.0.0/24',
-    // No service-account controller runs, so no `default` ServiceAccount: that plugin would refuse every pod.
-    '--disable-admission-plugins=ServiceAccount',
     '--allow-privileged=true',
-    '--endpoint-reconciler-type=none',
+    ...nodeArgs,
     '--v=0',
   ];
 }
@@ -144,6 +170,8 @@ async function waitApiserver(s: ControlPlaneState, timeoutMs: number): Promise<v
 export interface StartOptions {
   log?: (line: string) => void;
   timeoutMs?: number;
+  /** Also a real node: kubelet, containerd, CNI, kube-proxy, controller manager, scheduler (root). */
+  node?: boolean;
 }
 
 /** Starts etcd and kube-apiserver in `dir` (created if needed); returns once /readyz answers. */
@@ -156,13 +184,19 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
       `a dev cluster already runs from ${dir} (${existing.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
     );
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const binaries = await ensureBinaries(log);
+  const binaries = await ensureBinaries(log, { withHelm: opts.node });
+  const nodeDirs = opts.node ? await ensureNodeArtifacts(log, buildScript) : undefined;
   const t0 = Date.now();
   // A stopped cluster starts again with its CA, ports and etcd data, so the kubeconfigs and the
   // clients (operators, agents) that were talking to it reconnect as after any API outage.
-  const restart = existing && (await pkiIntact(existing.pki)) ? existing : undefined;
-  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'));
+  // (Not with a real node: its network namespace and certificates are made anew each time.)
+  const restart = !opts.node && existing && (await pkiIntact(existing.pki)) ? existing : undefined;
+  if (opts.node) await nodeNetworkUp(dir, log);
+  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
   if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
+  // The API server's identity towards the kubelet (logs, exec), needed before it starts.
+  if (opts.node)
+    await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
   const [etcdPort, peerPort, apiPort] = [
     await reusePort(restart?.etcd.port),
     await reusePort(restart?.etcd.peerPort),
@@ -178,13 +212,14 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   }
   const s: ControlPlaneState = {
     dir,
-    server: `https://127.0.0.1:${apiPort}`,
+    server: `https://${opts.node ? NODE_LINK_HOST_IP : '127.0.0.1'}:${apiPort}`,
     kubeconfig: join(dir, 'kubeconfig'),
     binaries,
     pki,
     etcd: { pid: 0, port: etcdPort, peerPort },
     apiserver: { pid: 0, port: apiPort },
     startedAt: new Date().toISOString(),
+    ...(nodeDirs ? { node: { dirs: nodeDirs, controllerManagerPid: 0, schedulerPid: 0 } } : {}),
   };
   log(`starting etcd on 127.0.0.1:${etcdPort}`);
   s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
@@ -199,6 +234,7 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
     );
     await saveState(s);
     await waitApiserver(s, opts.timeoutMs ?? 90_000);
+    if (s.node) await startNodeParts(s, log);
   } catch (e) {
     await stopControlPlane(dir);
     throw e;
@@ -223,6 +259,46 @@ async function writeKubectlWrapper(s: ControlPlaneState): Promise<void> {
   await chmod(f, 0o755);
 }
 
+async function startNodeParts(s: ControlPlaneState, log: (line: string) => void): Promise<void> {
+  const node = s.node!;
+  await writeNodeCredentials(s.dir, s.server, s.pki);
+  log('starting kube-controller-manager and kube-scheduler');
+  node.controllerManagerPid = await startDetached(
+    join(node.dirs.KUBE_DIR, 'kube-controller-manager'),
+    controllerManagerArgs(s.dir, s.pki, await freePort()),
+    join(s.dir, 'controller-manager.log'),
+  );
+  node.schedulerPid = await startDetached(
+    join(node.dirs.KUBE_DIR, 'kube-scheduler'),
+    schedulerArgs(s.dir, await freePort()),
+    join(s.dir, 'scheduler.log'),
+  );
+  await saveState(s);
+  await nodeUp(s.dir, node.dirs, log);
+  await waitNodeReady(s, 90_000);
+}
+
+async function waitNodeReady(s: ControlPlaneState, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const r = await httpsGet(`${s.server}/api/v1/nodes/ctopo-node`, s);
+      const node = r.status === 200 ? (JSON.parse(r.body) as NodeObject) : undefined;
+      if (node?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
+    } catch {
+      /* not yet */
+    }
+    await sleep(500);
+  }
+  throw new Error(
+    `the node is not Ready after ${timeoutMs / 1000}s; see ${join(s.dir, 'node', 'kubelet.log')}`,
+  );
+}
+
+interface NodeObject {
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
 /** Whether a previous run's CA, server certificate and admin identity are all still there. */
 async function pkiIntact(pki: Pki): Promise<boolean> {
   const files = [pki.caCert, pki.caKey, pki.serverCert, pki.serverKey, pki.saKey, pki.saPub];
@@ -241,10 +317,20 @@ async function reusePort(port: number | undefined): Promise<number> {
   return freePort();
 }
 
-/** Stops both processes. Removes nothing: the state directory stays for inspection. */
-export async function stopControlPlane(dir: string): Promise<boolean> {
+/** Stops everything `up` started (the node first). The state directory stays for inspection. */
+export async function stopControlPlane(
+  dir: string,
+  log: (line: string) => void = () => {},
+): Promise<boolean> {
   const s = await readState(dir);
   if (!s) return false;
+  if (s.node) {
+    await nodeDown(s.dir, log);
+    const kube = s.node.dirs.KUBE_DIR;
+    if (s.node.schedulerPid) await stopProcess(s.node.schedulerPid, join(kube, 'kube-scheduler'));
+    if (s.node.controllerManagerPid)
+      await stopProcess(s.node.controllerManagerPid, join(kube, 'kube-controller-manager'));
+  }
   if (s.apiserver.pid) await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
   if (s.etcd.pid) await stopProcess(s.etcd.pid, s.binaries.etcd);
   return true;

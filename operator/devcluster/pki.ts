@@ -74,7 +74,7 @@ async function sign(pki: Pki, name: string, subject: string, extensions: string)
   return { cert: join(d, `${name}.crt`), key: join(d, `${name}.key`) };
 }
 
-export async function createPki(dir: string): Promise<Pki> {
+export async function createPki(dir: string, extraServerIps: readonly string[] = []): Promise<Pki> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const pki: Pki = {
     dir,
@@ -110,11 +110,22 @@ export async function createPki(dir: string): Promise<Pki> {
     'apiserver',
     '/CN=kube-apiserver',
     'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' +
-      'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local\n',
+      `subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local${extraServerIps.map((ip) => `,IP:${ip}`).join('')}\n`,
   );
   await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'sa.key'], dir);
   await openssl(['ec', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);
   return pki;
+}
+
+/** A serving certificate for `ips`, signed by the dev cluster's CA (the real node's kubelet). */
+export async function mintServing(pki: Pki, file: string, cn: string, ips: readonly string[]) {
+  return sign(
+    pki,
+    file,
+    `/CN=${cn}`,
+    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' +
+      `subjectAltName=${ips.map((ip) => `IP:${ip}`).join(',')}\n`,
+  );
 }
 
 /** A client certificate for `user` in `groups`, signed by the dev cluster's CA. */

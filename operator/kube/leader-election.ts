@@ -14,6 +14,10 @@ import { leasesPath } from './paths.js';
  *   or the Lease names someone else, it has lost: `onStoppedLeading` runs at once, and the
  *   caller stops reconciling (the operator exits, as controller-runtime does).
  * - `release()` (on SIGTERM) empties the holder so a successor does not wait out the lease.
+ * - Silence is an error: a Lease that cannot be read, created or written (403, a missing
+ *   namespace, TLS, …) is logged at warning level and handed to `onLeaseProblem`, once per
+ *   distinct problem; the next good answer clears it. A 409 (another candidate wrote first) is
+ *   the normal race, not a problem.
  *
  * Defaults, as controller-runtime's: lease 15 s, renew deadline 10 s, retry 2 s.
  */
@@ -27,6 +31,8 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
   onStartedLeading: () => void;
   onStoppedLeading: (why: string) => void;
+  /** What keeps this replica from reading or taking its Lease, or undefined once it can. */
+  onLeaseProblem?: (problem: string | undefined) => void;
   log?: (level: 'info' | 'warn' | 'debug', message: string, meta?: Record<string, unknown>) => void;
 }
 
@@ -47,6 +53,9 @@ interface Lease {
 
 /** RFC 3339 with microseconds, the MicroTime format Lease times use. */
 const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
+/** "403 Forbidden: …" for an API answer, the message alone for a transport error (TLS, DNS, …). */
+const describe = (e: unknown) =>
+  e instanceof ApiError ? `${e.code} ${e.reason}: ${e.message}` : (e as Error).message;
 
 export class LeaderElector {
   private readonly leaseDurationMs: number;
@@ -56,6 +65,7 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private lastRenew = 0;
+  private problem: string | undefined;
 
   constructor(
     private readonly kube: Kube,
@@ -94,6 +104,20 @@ export class LeaderElector {
     }
   }
 
+  /** The current Lease problem, for /readyz. */
+  get leaseProblem(): string | undefined {
+    return this.problem;
+  }
+
+  private trouble(problem: string | undefined): void {
+    if (problem === this.problem) return;
+    const lease = `lease ${this.opts.namespace}/${this.opts.name}`;
+    if (problem) this.opts.log?.('warn', `${lease}: ${problem}`, { identity: this.opts.identity });
+    else this.opts.log?.('info', `${lease} is readable and writable again`);
+    this.problem = problem;
+    this.opts.onLeaseProblem?.(problem);
+  }
+
   private lose(why: string): void {
     if (!this.leading) return;
     this.leading = false;
@@ -108,7 +132,7 @@ export class LeaderElector {
       lease = await this.kube.request<Lease>('GET', this.path, { timeoutMs: this.retryPeriodMs * 2 });
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) {
-        this.opts.log?.('debug', `reading the lease failed: ${(e as Error).message}`);
+        this.trouble(`reading it failed: ${describe(e)}`);
         return false;
       }
     }
@@ -130,9 +154,11 @@ export class LeaderElector {
           },
           timeoutMs: this.retryPeriodMs * 2,
         });
+        this.trouble(undefined);
         return true;
       } catch (e) {
-        this.opts.log?.('debug', `creating the lease failed: ${(e as Error).message}`);
+        if (e instanceof ApiError && e.code === 409) return false;
+        this.trouble(`it does not exist and creating it failed: ${describe(e)}`);
         return false;
       }
     }
@@ -140,6 +166,7 @@ export class LeaderElector {
     if (!this.observed || this.observed.record !== record) this.observed = { record, at: Date.now(), lease };
     const holder = lease.spec?.holderIdentity ?? '';
     const held = holder !== '' && holder !== this.opts.identity;
+    if (held && this.problem?.startsWith('reading')) this.trouble(undefined);
     if (held) {
       if (this.leading) this.lose(`the lease is now held by ${holder}`);
       const duration = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
@@ -157,9 +184,11 @@ export class LeaderElector {
         timeoutMs: this.retryPeriodMs * 2,
       });
       this.observed = { record: JSON.stringify(updated.spec ?? {}), at: Date.now(), lease: updated };
+      this.trouble(undefined);
       return true;
     } catch (e) {
-      this.opts.log?.('debug', `updating the lease failed: ${(e as Error).message}`);
+      if (e instanceof ApiError && e.code === 409) return false;
+      this.trouble(`writing it failed: ${describe(e)}`);
       return false;
     }
   }

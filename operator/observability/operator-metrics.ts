@@ -59,6 +59,11 @@ export function operatorMetrics() {
       help: '1 while this replica is the leader.',
       registers: [registry],
     }),
+    leaseProblem: new Gauge({
+      name: 'ctopo_lease_problem',
+      help: '1 while this replica cannot read or take its leader-election Lease (see the log and /readyz).',
+      registers: [registry],
+    }),
     watchesUp: new Gauge({
       name: 'ctopo_watches_up',
       help: 'Watches currently streaming.',

@@ -8,6 +8,7 @@ import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
 import { defaultIdentity, type OperatorConfig } from './config.js';
+import { preflight } from './preflight.js';
 
 export interface RunningOperator {
   metrics: OperatorMetrics;
@@ -20,7 +21,8 @@ export interface RunningOperator {
 }
 
 /**
- * Starts the operator: the health/metrics server at once, the controller when this replica
+ * Starts the operator: refuses at once when its identity may not read its topologies or its
+ * Lease (preflight.ts), then the health/metrics server, and the controller when this replica
  * leads (or at once without leader election). Losing the lease stops the controller at once.
  */
 export async function runOperator(
@@ -33,6 +35,16 @@ export async function runOperator(
     observe: ({ method, code }) => metrics.apiResponses.inc({ verb: method, code: String(code) }),
     requestTimeoutMs: parseDuration(config.requestTimeout),
   });
+  await preflight(
+    kube,
+    {
+      namespaces: config.namespaces,
+      leaderElect: config.leaderElect,
+      leaseNamespace: config.leaseNamespace ?? kube.namespace,
+      leaseName: config.leaseName,
+    },
+    log,
+  );
   const controller = new TopologyController(
     kube,
     {
@@ -61,6 +73,7 @@ export async function runOperator(
         renewDeadlineMs: parseDuration(config.renewDeadline),
         retryPeriodMs: parseDuration(config.retryPeriod),
         log,
+        onLeaseProblem: (problem) => metrics.leaseProblem.set(problem ? 1 : 0),
         onStartedLeading: () => {
           leading = true;
           metrics.leader.set(1);
@@ -76,7 +89,14 @@ export async function runOperator(
     : undefined;
 
   const server: Server = await startHttpServer(config.httpHost, config.httpPort, metrics.registry, {
-    notReady: () => (stopped ? ['stopping'] : leading ? controller.notReady() : []),
+    notReady: () => {
+      if (stopped) return ['stopping'];
+      const lease = elector?.leaseProblem;
+      const leaseLine = lease
+        ? [`lease ${config.leaseNamespace ?? kube.namespace}/${config.leaseName}: ${lease}`]
+        : [];
+      return leading ? [...leaseLine, ...controller.notReady()] : leaseLine;
+    },
   });
   const port = (server.address() as AddressInfo).port;
   log('info', 'operator started', {

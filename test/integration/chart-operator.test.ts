@@ -256,6 +256,20 @@ describe('the chart RBAC on a real API server', () => {
     );
   });
 
+  it('started with the chart’s ServiceAccount but the CLI’s own defaults, it refuses to start and names the flags (never runs silent)', async () => {
+    const lone = startOperator(opKubeconfig, ['--lease-namespace', releaseNs]);
+    expect(await lone.wait()).toBe(1);
+    expect(lone.output).toMatch(/refusing to start/);
+    expect(lone.output).toMatch(
+      new RegExp(
+        `may not get leases.coordination.k8s.io "cluster-topology-operator" in namespace "${releaseNs}"`,
+      ),
+    );
+    expect(lone.output).toMatch(/--lease-name/);
+    expect(lone.output).toMatch(/may not list clustertopologies.cluster.netzlive.io in all namespaces/);
+    expect(lone.output).toMatch(/--namespaces/);
+  });
+
   it('does its whole job as the chart’s ServiceAccount: the examples’ pods are peers under the names env.sh.eex gives them; lease held; events written; never a 403', async () => {
     const st = await waitFor(
       '4 peers in the example topology',

@@ -384,3 +384,66 @@ describe('the API server stopped and restarted', () => {
     }
   });
 });
+
+describe('silence is an error: an operator that cannot work says so', () => {
+  let s: ControlPlaneState;
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+  });
+
+  it('an identity that may not read topologies or its Lease is refused at start, naming the flags', async () => {
+    const ns = await freshNamespace(s, 'nobody');
+    const kc = await kubeconfigForUser(s, `nobody-${ns}`);
+    const p = startOperator(kc, ['--namespaces', ns]);
+    expect(await p.wait()).toBe(1);
+    expect(p.output).toMatch(/refusing to start/);
+    expect(p.output).toMatch(
+      new RegExp(`may not list clustertopologies.cluster.netzlive.io in namespace "${ns}"`),
+    );
+    expect(p.output).toMatch(/--namespaces/);
+    expect(p.output).toMatch(/may not get leases.coordination.k8s.io "cluster-topology-operator"/);
+    expect(p.output).toMatch(/--lease-name/);
+  });
+
+  it('a Lease that cannot be created is a warning, a /readyz line and a metric, until it can', async () => {
+    const missing = `lease-home-${process.pid}-${Date.now() % 100000}`;
+    const served = await freshNamespace(s, 'lonely');
+    const p = startOperator(s.kubeconfig, [
+      '--namespaces',
+      served,
+      '--lease-namespace',
+      missing,
+      '--identity',
+      'lonely',
+    ]);
+    try {
+      await waitFor(
+        'the lease problem metric',
+        async () => (await p.metric('ctopo_lease_problem')) === 1,
+        20_000,
+      );
+      const ready = await p.get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatch(
+        new RegExp(`lease ${missing}/cluster-topology-operator: .*creating it failed.*404`),
+      );
+      expect(p.output).toMatch(/"level":"warn".*creating it failed/);
+      expect(await p.metric('ctopo_leader')).toBe(0);
+      await kubectlOk(s, ['create', 'namespace', missing]);
+      await waitFor(
+        'leadership once the namespace exists',
+        async () => (await p.metric('ctopo_leader')) === 1,
+        20_000,
+      );
+      expect(await p.metric('ctopo_lease_problem')).toBe(0);
+      await waitFor(
+        '/readyz without the lease line',
+        async () => !/lease/.test((await p.get('/readyz')).body),
+      );
+    } finally {
+      await p.stop();
+      await kubectlOk(s, ['delete', 'namespace', missing, '--wait=false', '--ignore-not-found']);
+    }
+  });
+});

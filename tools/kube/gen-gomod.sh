@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates go.mod/go.sum of the wrapper module that builds kube-apiserver and kubectl.
+# Regenerates go.mod/go.sum of the wrapper module that builds kube-apiserver, kubectl and the
+# node's kubelet, kube-proxy, kube-controller-manager and kube-scheduler.
 # Needs the Go module proxy. k8s.io/kubernetes' own go.mod points every staging module at
 # ./staging/…, which is not in the module zip, so each is replaced by its published v0.X.Y tag;
 # the list is read from the .mod the proxy serves, so a new staging module is picked up.
@@ -17,6 +18,8 @@ grep -E '^godebug[[:space:]]' "$gomod" | sed 's/^godebug[[:space:]]*//' | while 
 sed -n 's#^[[:space:]]*\(replace[[:space:]]\{1,\}\)\{0,1\}\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\2#p' "$gomod" |
   while read -r m; do go mod edit -replace="$m=$m@$STAGING"; done
 go mod edit -require="k8s.io/kubernetes@$K8S_VERSION"
-go mod edit -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kubectl
+go mod edit -tool=k8s.io/kubernetes/cmd/kube-apiserver -tool=k8s.io/kubernetes/cmd/kubectl \
+  -tool=k8s.io/kubernetes/cmd/kubelet -tool=k8s.io/kubernetes/cmd/kube-proxy \
+  -tool=k8s.io/kubernetes/cmd/kube-controller-manager -tool=k8s.io/kubernetes/cmd/kube-scheduler
 go mod tidy
 grep -q "k8s.io/kubernetes $K8S_VERSION" go.mod

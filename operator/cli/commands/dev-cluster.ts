@@ -15,7 +15,7 @@ export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  help: `Usage: ctopo dev-cluster up|down|status [--state DIR]
+  help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node]
        ctopo dev-cluster kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
@@ -35,12 +35,24 @@ export const devClusterCommand: Command = {
 
 Flags:
   --state DIR   state directory (default ${DEFAULT_STATE_DIR})
+  --node        also a real node where pods run (needs root, cgroups and overlayfs): a kubelet,
+                containerd, runc, a CNI bridge and kube-proxy in a network namespace of their own,
+                plus kube-controller-manager and kube-scheduler; the images of this repository
+                (localhost/cluster-topology:dev) and a BEAM image (localhost/ctopo-beam:dev) are
+                built and imported. The API server then listens on 10.87.0.1, the node's link.
+                See docs/real-node.md.
   --as NAMESPACE/SERVICEACCOUNT
                 kubeconfig: the service account to authenticate as
   --out FILE    kubeconfig: the file to write
 
-There are no kubelets, scheduler or controllers: pods are objects whose status you set yourself.`,
-  options: { state: { type: 'string' }, as: { type: 'string' }, out: { type: 'string' } },
+Without --node there are no kubelets, scheduler or controllers: pods are objects whose status
+you set yourself.`,
+  options: {
+    state: { type: 'string' },
+    as: { type: 'string' },
+    out: { type: 'string' },
+    node: { type: 'boolean' },
+  },
   allowPositionals: true,
   async run(values, positionals, io) {
     const [action, ...extra] = positionals;
@@ -49,7 +61,7 @@ There are no kubelets, scheduler or controllers: pods are objects whose status y
     switch (action) {
       case 'up': {
         const t0 = Date.now();
-        const s = await startControlPlane(dir, { log: (l) => io.err(l) });
+        const s = await startControlPlane(dir, { log: (l) => io.err(l), node: values.node === true });
         await promisify(execFile)(s.binaries.kubectl, [
           '--kubeconfig',
           s.kubeconfig,
@@ -59,7 +71,7 @@ There are no kubelets, scheduler or controllers: pods are objects whose status y
         ]);
         io.out(
           [
-            `dev cluster up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
+            `dev cluster${s.node ? ' with a real node' : ''} up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
             `  export KUBECONFIG=${s.kubeconfig}`,
             `  ${dir}/kubectl get clustertopologies -A     # the CRD is installed`,
             `  stop it with: ctopo dev-cluster down --state ${dir}`,
@@ -68,7 +80,7 @@ There are no kubelets, scheduler or controllers: pods are objects whose status y
         return 0;
       }
       case 'down': {
-        if (!(await stopControlPlane(dir))) {
+        if (!(await stopControlPlane(dir, (l) => io.err(l)))) {
           io.err(`no dev cluster state in ${dir}`);
           return 1;
         }

@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeKubeconfig } from './kubeconfig.js';
+import { mintClient, mintServing, type Pki } from './pki.js';
+
+/**
+ * The real node beside the dev cluster's control plane (`ctopo dev-cluster up --node`): the
+ * root-level parts (network namespace, containerd, kube-proxy, kubelet, mounts, cgroups) are
+ * tools/node/node.sh; this file gives it certificates and kubeconfigs, and runs it.
+ */
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const nodeScript = join(repoRoot, 'tools', 'node', 'node.sh');
+const imagesScript = join(repoRoot, 'tools', 'node', 'images.sh');
+
+/** The API server's address on the link to the node's network namespace (node.sh's). */
+export const NODE_LINK_HOST_IP = '10.87.0.1';
+export const NODE_IP = '10.87.0.2';
+export const NODE_NAME = 'ctopo-node';
+
+export interface NodeDirs {
+  KUBE_DIR: string;
+  CONTAINERD_DIR: string;
+  IMAGES_DIR: string;
+}
+
+/** Runs a script with its stderr lines passed to `log`; resolves with its KEY=VALUE stdout lines. */
+export function runScript(
+  script: string,
+  args: string[],
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Record<string, string>> {
+  return new Promise((ok, fail) => {
+    const child = spawn('bash', [script, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    let out = '';
+    let pending = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      pending += d.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const l of lines) if (l.trim()) log(l);
+    });
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (pending.trim()) log(pending);
+      if (code !== 0) return fail(new Error(`${script} ${args.join(' ')} exited with ${code}`));
+      const kv: Record<string, string> = {};
+      for (const line of out.split('\n')) {
+        const m = /^([A-Z_]+)=(.*)$/.exec(line);
+        if (m) kv[m[1]!] = m[2]!;
+      }
+      ok(kv);
+    });
+  });
+}
+
+/** Builds (or finds cached) the node's binaries and images; progress on `log`. */
+export async function ensureNodeArtifacts(
+  log: (line: string) => void,
+  buildScript: string,
+): Promise<NodeDirs> {
+  const dirs = await runScript(buildScript, ['node', 'containerd'], log);
+  const images = await runScript(imagesScript, [], log);
+  return { KUBE_DIR: dirs.KUBE_DIR!, CONTAINERD_DIR: dirs.CONTAINERD_DIR!, IMAGES_DIR: images.IMAGES_DIR! };
+}
+
+/** The network namespace and its link: before the API server, which listens on the link. */
+export function nodeNetworkUp(dir: string, log: (line: string) => void): Promise<unknown> {
+  return runScript(nodeScript, ['net', dir], log);
+}
+
+/** Certificates and kubeconfigs of the node's components, in DIR/node and DIR/pki. */
+export async function writeNodeCredentials(dir: string, server: string, pki: Pki): Promise<void> {
+  const n = join(dir, 'node');
+  await mkdir(n, { recursive: true, mode: 0o700 });
+  const who: [string, string, string[]][] = [
+    ['kubelet', `system:node:${NODE_NAME}`, ['system:nodes']],
+    ['kube-proxy', 'system:kube-proxy', []],
+    ['kube-controller-manager', 'system:kube-controller-manager', []],
+    ['kube-scheduler', 'system:kube-scheduler', []],
+  ];
+  for (const [file, user, groups] of who)
+    await writeKubeconfig(
+      join(n, `${file}.kubeconfig`),
+      server,
+      pki.caCert,
+      await mintClient(pki, file, user, groups),
+    );
+  await mintServing(pki, 'kubelet-serving', NODE_NAME, [NODE_IP]);
+}
+
+export function nodeUp(dir: string, dirs: NodeDirs, log: (line: string) => void): Promise<unknown> {
+  return runScript(nodeScript, ['up', dir], log, { ...dirs });
+}
+
+export function nodeDown(dir: string, log: (line: string) => void): Promise<unknown> {
+  return runScript(nodeScript, ['down', dir], log);
+}
+
+/** kube-controller-manager's flags: no cloud, no leader election, service-account tokens signed. */
+export function controllerManagerArgs(dir: string, pki: Pki, port: number): string[] {
+  const kc = join(dir, 'node', 'kube-controller-manager.kubeconfig');
+  return [
+    `--kubeconfig=${kc}`,
+    `--authentication-kubeconfig=${kc}`,
+    `--authorization-kubeconfig=${kc}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--leader-elect=false',
+    '--use-service-account-credentials=false',
+    `--service-account-private-key-file=${pki.saKey}`,
+    `--root-ca-file=${pki.caCert}`,
+    '--controllers=*,-bootstrapsigner,-tokencleaner,-csrsigning,-csrapproving,-nodeipam,-cloud-node-lifecycle',
+    '--node-monitor-grace-period=20s',
+    '--v=1',
+  ];
+}
+
+export function schedulerArgs(dir: string, port: number): string[] {
+  const kc = join(dir, 'node', 'kube-scheduler.kubeconfig');
+  return [
+    `--kubeconfig=${kc}`,
+    `--authentication-kubeconfig=${kc}`,
+    `--authorization-kubeconfig=${kc}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--leader-elect=false',
+    '--v=1',
+  ];
+}

@@ -1,0 +1,357 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { readState, type ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { kubectl, kubectlOk } from '../support/cluster.js';
+import { CHART_DIR, EXAMPLES_DIR, helm } from '../support/helm.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * The chart and BEAM applications on a real node: real pods from the images built here
+ * (tools/node/images.sh), a real kubelet, containerd, runc and CNI bridge. Run only with
+ * CTOPO_REAL_NODE=1 (jest project `node`; docs/real-node.md).
+ */
+
+let s: ControlPlaneState;
+const release = 'ct';
+const opNs = 'ctopo-system';
+const appNs = 'app';
+const fullname = `${release}-cluster-topology`;
+
+interface Pod {
+  metadata: { name: string; deletionTimestamp?: string; labels?: Record<string, string> };
+  status: {
+    phase?: string;
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { name: string; ready: boolean; restartCount: number }[];
+  };
+}
+
+const json = async <T>(args: string[]) => JSON.parse(await kubectlOk(s, [...args, '-o', 'json'])) as T;
+const pods = async (ns: string, selector: string) =>
+  (await json<{ items: Pod[] }>(['-n', ns, 'get', 'pods', '-l', selector])).items;
+const ready = (p: Pod) =>
+  p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+const leaseHolder = async () =>
+  (await json<{ spec: { holderIdentity?: string } }>(['-n', opNs, 'get', 'lease', fullname])).spec
+    .holderIdentity;
+
+async function metric(ip: string, name: string): Promise<number | undefined> {
+  const body = await (await fetch(`http://${ip}:8080/metrics`, { signal: AbortSignal.timeout(3000) })).text();
+  const line = body.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : undefined;
+}
+
+beforeAll(async () => {
+  const dir = process.env.CTOPO_NODE_STATE_DIR;
+  if (!dir)
+    throw new Error('CTOPO_NODE_STATE_DIR is not set: run with CTOPO_REAL_NODE=1 (jest project node)');
+  s = (await readState(dir))!;
+});
+
+beforeAll(async () => {
+  await kubectlOk(s, ['create', 'namespace', appNs]);
+  const r = await helm(
+    [
+      'install',
+      release,
+      CHART_DIR,
+      '--namespace',
+      opNs,
+      '--create-namespace',
+      '--set',
+      'image.repository=localhost/cluster-topology',
+      '--set',
+      'image.tag=dev',
+      '--set',
+      'image.pullPolicy=Never',
+      '--set',
+      `scope.namespaces={${appNs}}`,
+      '--wait',
+      '--timeout',
+      '5m',
+    ],
+    { kubeconfig: s.kubeconfig },
+  );
+  if (r.code !== 0) throw new Error(`helm install failed: ${r.stderr}`);
+}, 400_000);
+
+afterAll(async () => {
+  await helm(['uninstall', release, '--namespace', opNs, '--wait'], { kubeconfig: s.kubeconfig });
+});
+
+describe('the chart on a real node', () => {
+  it('two operator pods run the locally built image and are Ready (probes answered); exactly one leads', async () => {
+    const ops = await waitFor(
+      'two Ready operator pods',
+      async () => {
+        const p = (await pods(opNs, 'app.kubernetes.io/name=cluster-topology')).filter(
+          (x) => !x.metadata.deletionTimestamp,
+        );
+        return p.length === 2 && p.every(ready) ? p : undefined;
+      },
+      180_000,
+    );
+    const holder = await waitFor('a Lease holder', leaseHolder, 60_000);
+    expect(ops.map((p) => p.metadata.name)).toContain(holder);
+    const leaders = await Promise.all(ops.map((p) => metric(p.status.podIP!, 'ctopo_leader')));
+    expect(leaders.sort()).toEqual([0, 1]);
+  });
+
+  it('deleting the leader’s pod: the other takes the Lease over', async () => {
+    const before = await leaseHolder();
+    const others = (await pods(opNs, 'app.kubernetes.io/name=cluster-topology'))
+      .map((p) => p.metadata.name)
+      .filter((n) => n !== before);
+    await kubectlOk(s, ['-n', opNs, 'delete', 'pod', before!, '--wait=false']);
+    const after = await waitFor(
+      'another holder',
+      async () => {
+        const h = await leaseHolder();
+        return h && h !== before ? h : undefined;
+      },
+      60_000,
+    );
+    expect(others).toContain(after);
+  });
+});
+
+describe('the image as built', () => {
+  it('runs as uid 65532 with a read-only root file system; ctopo --help and erl_call work in it', async () => {
+    await kubectlOk(s, ['-n', appNs, 'apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'image-check', namespace: appNs },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'check',
+              image: 'localhost/cluster-topology:dev',
+              imagePullPolicy: 'Never',
+              command: [
+                'sh',
+                '-c',
+                'id -u; touch /x 2>/dev/null && echo rootfs-writable || echo rootfs-read-only; ' +
+                  'node /app/bin/ctopo.js --help | head -n 1; command -v erl_call',
+              ],
+              securityContext: { readOnlyRootFilesystem: true, runAsNonRoot: true },
+            },
+          ],
+        },
+      }),
+    });
+    await waitFor(
+      'the check pod to finish',
+      async () => {
+        const p = await json<Pod>(['-n', appNs, 'get', 'pod', 'image-check']);
+        return p.status.phase === 'Succeeded' || p.status.phase === 'Failed' ? p : undefined;
+      },
+      120_000,
+    );
+    const log = await kubectlOk(s, ['-n', appNs, 'logs', 'image-check']);
+    expect(log.split('\n')[0]).toBe('65532');
+    expect(log).toMatch(/rootfs-read-only/);
+    expect(log).toMatch(/ctopo/i);
+    expect(log).toMatch(/erl_call/);
+  });
+});
+
+const COOKIE = 'real-node-cookie';
+
+/** The multi-replica example as it is, with the images built here and a real BEAM in the app container. */
+async function beamWorkload(): Promise<string> {
+  const docs = parseAllDocuments(await readFile(join(EXAMPLES_DIR, 'multi-replica.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  );
+  const rbac = parseAllDocuments(await readFile(join(EXAMPLES_DIR, 'agent-rbac.yaml'), 'utf8')).map(
+    (d) => d.toJS() as Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  );
+  const out = [...rbac, ...docs].filter(Boolean);
+  for (const d of out) d.metadata.namespace = appNs;
+  for (const d of out) if (d.kind === 'RoleBinding') for (const sub of d.subjects) sub.namespace = appNs;
+  const topo = out.find((d) => d.kind === 'ClusterTopology')!;
+  topo.spec.pollingInterval = '2s';
+  const sts = out.find((d) => d.kind === 'StatefulSet')!;
+  const pod = sts.spec.template.spec;
+  pod.terminationGracePeriodSeconds = 20;
+  const [app, agent] = pod.containers;
+  Object.assign(app, {
+    image: 'localhost/ctopo-beam:dev',
+    imagePullPolicy: 'Never',
+    command: [
+      'sh',
+      '-c',
+      'exec erl -name "$POD_NAME@$POD_IP" -setcookie "$RELEASE_COOKIE" -noshell ' +
+        '-kernel inet_dist_listen_min 9100 inet_dist_listen_max 9100',
+    ],
+    securityContext: { runAsUser: 65532, runAsGroup: 65532, allowPrivilegeEscalation: false },
+  });
+  app.env.push(
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    { name: 'HOME', value: '/tmp' },
+  );
+  Object.assign(agent, { image: 'localhost/cluster-topology:dev', imagePullPolicy: 'Never' });
+  out.push({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'erlang-cookie', namespace: appNs },
+    stringData: { cookie: COOKIE },
+  });
+  return out.map((d) => JSON.stringify(d)).join('\n');
+}
+
+const nodeName = (p: Pod) => `${p.metadata.name}@${p.status.podIP}`;
+
+/** Each pod's view of the mesh: its node name → the node names its BEAM is connected to. */
+async function meshView(list: Pod[]): Promise<Map<string, string[] | undefined>> {
+  const view = new Map<string, string[] | undefined>();
+  await Promise.all(
+    list.map(async (p) => {
+      try {
+        const out = await erlCall(nodeName(p), COOKIE, 'erlang nodes');
+        view.set(
+          nodeName(p),
+          [...out.matchAll(/'([^']+)'/g)].map((m) => m[1]!),
+        );
+      } catch {
+        view.set(nodeName(p), undefined);
+      }
+    }),
+  );
+  return view;
+}
+
+describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
+  const selector = 'app.kubernetes.io/name=myname-api';
+  const live = async () =>
+    (await pods(appNs, selector)).filter((p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP);
+
+  beforeAll(async () => {
+    await kubectlOk(s, ['apply', '-f', '-'], { input: await beamWorkload() });
+  }, 60_000);
+
+  it('three pods form a mesh (every BEAM is connected to the two others)', async () => {
+    await waitFor(
+      'three meshed pods',
+      async () => {
+        const l = await live();
+        if (l.length !== 3) return undefined;
+        const view = await meshView(l);
+        return l.every((p) => l.every((q) => p === q || view.get(nodeName(p))?.includes(nodeName(q))))
+          ? true
+          : undefined;
+      },
+      240_000,
+      1000,
+    );
+  });
+
+  it('kubectl rollout restart: sampled each second, the pods Ready before and not terminating stay meshed; the new pods join', async () => {
+    const old = new Set((await live()).map(nodeName));
+    await kubectlOk(s, ['-n', appNs, 'rollout', 'restart', 'statefulset/myname-api']);
+    const broken: string[] = [];
+    const deadline = Date.now() + 300_000;
+    let done = false;
+    while (!done && Date.now() < deadline) {
+      const all = await pods(appNs, selector);
+      const stayers = all.filter(
+        (p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP && old.has(nodeName(p)),
+      );
+      const view = await meshView(stayers);
+      for (const p of stayers)
+        for (const q of stayers) {
+          const seen = view.get(nodeName(p));
+          if (p !== q && seen && !seen.includes(nodeName(q))) broken.push(`${nodeName(p)} ✗ ${nodeName(q)}`);
+        }
+      const l = await live();
+      if (l.length === 3 && l.every((p) => !old.has(nodeName(p)))) {
+        const v = await meshView(l);
+        done = l.every((p) => l.every((q) => p === q || v.get(nodeName(p))?.includes(nodeName(q))));
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(broken).toEqual([]);
+    expect(done).toBe(true);
+  }, 360_000);
+
+  it('kubectl delete pod with a grace period: terminating in the status during it, then gone and disconnected', async () => {
+    const [victim, ...rest] = await live();
+    await kubectlOk(s, [
+      '-n',
+      appNs,
+      'delete',
+      'pod',
+      victim!.metadata.name,
+      '--grace-period=20',
+      '--wait=false',
+    ]);
+    const peerOf = async () => {
+      const t = await json<{ status?: { peers?: { pod: string; uid?: string; terminating?: boolean }[] } }>([
+        '-n',
+        appNs,
+        'get',
+        'clustertopology',
+        'web',
+      ]);
+      return t.status?.peers?.find((x) => x.pod === victim!.metadata.name);
+    };
+    await waitFor(
+      'the victim flagged terminating',
+      async () => (await peerOf())?.terminating === true,
+      30_000,
+    );
+    await waitFor(
+      'the others disconnected from it',
+      async () => {
+        const view = await meshView(rest);
+        return rest.every((p) => !view.get(nodeName(p))?.includes(nodeName(victim!))) ? true : undefined;
+      },
+      90_000,
+      1000,
+    );
+  }, 150_000);
+});
+
+describe('the operator in-cluster loses its permission to list pods', () => {
+  it('the topology shows the 403 row: lastResponse 403, the peers kept', async () => {
+    const role = await json<{ rules: { resources?: string[]; verbs: string[] }[] }>([
+      '-n',
+      appNs,
+      'get',
+      'role',
+      `${fullname}-operator`,
+    ]);
+    role.rules = role.rules.filter((r) => !r.resources?.includes('pods'));
+    await kubectlOk(s, ['apply', '-f', '-'], { input: JSON.stringify(role) });
+    const st = await waitFor(
+      'lastResponse 403',
+      async () => {
+        const t = await json<{
+          status?: { lastResponse?: { code?: number }; peers?: unknown[] };
+        }>(['-n', appNs, 'get', 'clustertopology', 'web']);
+        return t.status?.lastResponse?.code === 403 ? t.status : undefined;
+      },
+      120_000,
+      1000,
+    );
+    expect(st.peers?.length).toBeGreaterThan(0);
+  });
+});
+
+/** erl_call from this machine to a pod's BEAM node (the host reaches pod IPs through the node's link). */
+function erlCall(node: string, cookie: string, call: string): Promise<string> {
+  return new Promise((ok, fail) =>
+    execFile(
+      'erl_call',
+      ['-name', `probe${process.pid}@10.87.0.1`, '-c', cookie, '-n', node, '-a', call],
+      { timeout: 10_000 },
+      (err, stdout) => (err ? fail(err) : ok(stdout.trim())),
+    ),
+  );
+}
+void kubectl;

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Builds the real node's images with no registry, in a container store of their own under the
+# build cache, and writes each as an OCI archive that `ctr images import` takes:
+#
+#   base   Debian bookworm (debootstrap, minbase) + the Node.js binary of node_modules' `node`
+#          package + npm, laid out as the official node image is (/usr/local/bin). Tagged in the
+#          private store as the Dockerfile's base (node:<version>-bookworm-slim), so the
+#          repository's Dockerfile builds unchanged with --pull=never.
+#   app    localhost/cluster-topology:dev — the repository's Dockerfile, built by buildah.
+#   beam   localhost/ctopo-beam:dev — the base + erlang-base: the test pods' BEAM node.
+#   pause  localhost/ctopo-pause:dev — tools/pause, containerd's sandbox image.
+#
+#   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=…
+#
+# Needs root, buildah and debootstrap (apt-get install buildah debootstrap). The Debian archive
+# and the npm registry are reached while building (apt-get and npm ci in the Dockerfile's steps);
+# nothing else. A rebuild happens when an input changes (the Dockerfile, package-lock.json, the
+# source tree's hash for the app image).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cache=${CTOPO_CACHE_DIR:-$HOME/.cache/cluster-topology}
+out=$cache/images
+[[ ${1:-} == --print-dir ]] && { echo "IMAGES_DIR=$out"; exit 0; }
+(( EUID == 0 )) || { echo "images: building the node's images needs root" >&2; exit 1; }
+for c in buildah debootstrap; do
+  command -v $c >/dev/null || { echo "images: $c is needed (apt-get install $c)" >&2; exit 1; }
+done
+mkdir -p "$out"
+store=(--root "$cache/containers/storage" --runroot /run/ctopo-containers --storage-driver overlay)
+bh() { buildah "${store[@]}" "$@"; }
+say() { echo "images: $*" >&2; }
+node_version=$("$repo/node_modules/.bin/node" -p process.versions.node)
+base_tag=docker.io/library/node:$node_version-bookworm-slim
+start=$SECONDS
+
+# The archive name carries a hash of what the image is made of: a changed input rebuilds it.
+stamp() { sha256sum "$@" | sha256sum | cut -c1-12; }
+
+build_base() {
+  local rootfs=$cache/debootstrap-bookworm
+  if [[ ! -f $rootfs/.complete ]]; then
+    say "debootstrap bookworm (minbase) into $rootfs (first time only; a few minutes)"
+    rm -rf "$rootfs"
+    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >&2
+    touch "$rootfs/.complete"
+  fi
+  if bh inspect --type image "$base_tag" >/dev/null 2>&1; then say "base $base_tag cached"; return; fi
+  say "base: bookworm + Node.js $node_version as $base_tag (local only)"
+  local c m npm_dir
+  c=$(bh from scratch)
+  m=$(bh mount "$c")
+  cp -a "$rootfs/." "$m/"
+  rm -f "$m/.complete"
+  rm -rf "$m/var/cache/apt/archives/"*.deb "$m/var/lib/apt/lists/"*
+  install -m 0755 "$(readlink -f "$repo/node_modules/.bin/node")" "$m/usr/local/bin/node"
+  # npm for the Dockerfile's build stage: the one this machine runs (pure JavaScript).
+  npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  mkdir -p "$m/usr/local/lib/node_modules"
+  cp -a "$npm_dir" "$m/usr/local/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$m/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$m/usr/local/bin/npx"
+  bh umount "$c" >/dev/null
+  bh config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --env NODE_VERSION="$node_version" --cmd node "$c"
+  bh commit --quiet --rm "$c" "$base_tag" >/dev/null
+}
+
+save() { # save <image> <archive>
+  rm -f "$2.tmp"
+  bh push --quiet "$1" "oci-archive:$2.tmp:$1" >/dev/null
+  mv -f "$2.tmp" "$2"
+  say "wrote $2 ($(du -h "$2" | cut -f1))"
+}
+
+build_pause() {
+  local f=$out/pause.tar
+  [[ -f $f ]] && { say "pause cached"; return; }
+  local bin=$cache/pause/pause
+  if [[ ! -x $bin ]]; then
+    mkdir -p "$(dirname "$bin")"
+    (cd "$repo/tools/pause" && CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -ldflags "-s -w" -o "$bin.tmp" .)
+    mv -f "$bin.tmp" "$bin"
+  fi
+  local c m
+  c=$(bh from scratch)
+  m=$(bh mount "$c")
+  install -m 0755 "$bin" "$m/pause"
+  bh umount "$c" >/dev/null
+  bh config --entrypoint '["/pause"]' --user 65535:65535 "$c"
+  bh commit --quiet --rm "$c" localhost/ctopo-pause:dev >/dev/null
+  save localhost/ctopo-pause:dev "$f"
+}
+
+build_app() {
+  local key f
+  key=$(cd "$repo" && stamp Dockerfile package-lock.json <(git ls-files -s bin operator crds tsconfig.json package.json 2>/dev/null; git diff HEAD -- bin operator crds 2>/dev/null))
+  f=$out/cluster-topology-$key.tar
+  [[ -f $f ]] && { say "cluster-topology:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/cluster-topology.tar"; return; }
+  say "building the repository's Dockerfile with buildah (npm ci inside; a few minutes)"
+  # This machine's CA bundle and npm's pointer to it are mounted for the build steps only (a
+  # registry reached through a TLS-inspecting proxy needs them); nothing of them is in the image.
+  local ca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt} npmrc=$cache/images/build-npmrc
+  printf 'cafile=/etc/ssl/certs/ca-certificates.crt\nfund=false\naudit=false\nupdate-notifier=false\n' >"$npmrc"
+  (cd "$repo" && bh bud --quiet --pull=never --network=host --isolation=chroot --layers=false \
+    -v "$ca:/etc/ssl/certs/ca-certificates.crt:ro" -v "$npmrc:/usr/local/etc/npmrc:ro" \
+    -t localhost/cluster-topology:dev -f Dockerfile . >&2)
+  save localhost/cluster-topology:dev "$f"
+  ln -sf "$(basename "$f")" "$out/cluster-topology.tar"
+}
+
+build_beam() {
+  local f=$out/ctopo-beam.tar
+  [[ -f $f ]] && { say "ctopo-beam:dev cached"; return; }
+  say "beam: base + erlang-base"
+  local c
+  c=$(bh from --pull=never "$base_tag")
+  bh run --network=host --isolation=chroot "$c" -- sh -c \
+    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends erlang-base iproute2 >/dev/null && rm -rf /var/lib/apt/lists/*' >&2
+  bh config --cmd erl "$c"
+  bh commit --quiet --rm "$c" localhost/ctopo-beam:dev >/dev/null
+  save localhost/ctopo-beam:dev "$f"
+}
+
+build_base
+build_pause
+build_beam
+build_app
+say "images ready in $((SECONDS - start)) s"
+echo "IMAGES_DIR=$out"
