@@ -13,7 +13,7 @@ import { connect, type Kube } from '../kube/client.js';
 import { formatResolveTable } from '../cli/resolve-format.js';
 import { formatAnalysisTable } from '../cli/analysis-table.js';
 import { analysisFromStatus } from '../cli/status-analysis.js';
-import { peerListOf, peerPods } from '../protocol/read.js';
+import { peerListOf } from '../protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
