@@ -16,7 +16,7 @@ export const EXAMPLES_DIR = join(repoRoot, 'examples');
 let helmPath: Promise<string> | undefined;
 let helmHome: Promise<string> | undefined;
 
-function helmBinary(): Promise<string> {
+export function helmBinary(): Promise<string> {
   helmPath ??= ensureBinaries((l) => process.stderr.write(`[helm] ${l}\n`), { withHelm: true }).then(
     (b) => b.helm!,
   );
