@@ -592,6 +592,8 @@ describe('agent RBAC: the example RoleBinding with resourceNames, and the chartâ
         resources: ['clustertopologies'],
         verbs: ['get', 'list', 'watch'],
       },
+      // The operator's per-topology liveness Leases (the status protocol's staleness rule).
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
     ]);
     const token = await serviceAccountToken(s, appNs, 'reader');
     await kubectlOk(s, [
