@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CRD_PATH } from '../api/generate.js';
+import { installCrd } from '../devcluster/crd.js';
 import { GROUP, PLURAL, VERSION } from '../api/schema.js';
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../devcluster/control-plane.js';
@@ -96,8 +96,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       (await run(s.binaries.kubectl, ['--kubeconfig', s.kubeconfig, ...args])).stdout;
     const kube = connect({ kubeconfig: s.kubeconfig });
     o.err('demo: installing the CRD and creating Nodes, pods and a ClusterTopology');
-    await kubectl('apply', '-f', CRD_PATH);
-    await kubectl('wait', '--for=condition=Established', '--timeout=60s', `crd/${PLURAL}.${GROUP}`);
+    await installCrd(s);
     await createWorld(kube);
 
     const operator = spawnCtopo([

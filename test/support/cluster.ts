@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CRD_PATH } from '../../operator/api/generate.js';
+import { installCrd as installDevCrd } from '../../operator/devcluster/crd.js';
 import {
   kubeconfigFor,
   readState,
@@ -67,13 +67,7 @@ export async function kubectlOk(
 
 /** Installs the project's CRD and waits until it is served. Idempotent. */
 export async function installCrd(s: ControlPlaneState): Promise<void> {
-  await kubectlOk(s, ['apply', '--server-side', '--force-conflicts', '-f', CRD_PATH]);
-  await kubectlOk(s, [
-    'wait',
-    '--for=condition=Established',
-    '--timeout=60s',
-    'crd/clustertopologies.cluster.netzlive.io',
-  ]);
+  await installDevCrd(s);
 }
 
 /** A namespace of the test's own, so tests never see each other's objects. */

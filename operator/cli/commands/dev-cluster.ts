@@ -7,7 +7,7 @@ import {
   stopControlPlane,
 } from '../../devcluster/control-plane.js';
 import { isOurs } from '../../devcluster/processes.js';
-import { CRD_PATH } from '../../api/generate.js';
+import { installCrd } from '../../devcluster/crd.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -62,13 +62,7 @@ you set yourself.`,
       case 'up': {
         const t0 = Date.now();
         const s = await startControlPlane(dir, { log: (l) => io.err(l), node: values.node === true });
-        await promisify(execFile)(s.binaries.kubectl, [
-          '--kubeconfig',
-          s.kubeconfig,
-          'apply',
-          '-f',
-          CRD_PATH,
-        ]);
+        await installCrd(s);
         io.out(
           [
             `dev cluster${s.node ? ' with a real node' : ''} up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
