@@ -41,13 +41,21 @@ export function missingForHost(facts: PodFacts, settings: NamingSettings): Fallb
  * Undefined for PodDNS when status.podIP is not an IP address (only input read from a file can
  * hold one): no A record exists for it.
  */
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+/** A dotted IPv4 address as node:net's isIPv4 accepts it (no leading zeros). */
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
 export function fallbackHost(facts: PodFacts, settings: NamingSettings): string | undefined {
   const domain = settings.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
   switch (settings.hostFallback ?? 'PodIP') {
     case 'PodIP':
       return facts.podIP;
-    case 'PodDNS':
-      return isIP(facts.podIP) ? `${dashedIP(facts.podIP)}.${facts.namespace}.pod.${domain}` : undefined;
+    case 'PodDNS': {
+      // IPv4 first, by a pattern: node:net's isIP costs more than the rest of naming a pod.
+      const ip = facts.podIP;
+      if (IPV4.test(ip)) return `${ip.replaceAll('.', '-')}.${facts.namespace}.pod.${domain}`;
+      return isIP(ip) ? `${dashedIP(ip)}.${facts.namespace}.pod.${domain}` : undefined;
+    }
     case 'Hostname':
       return `${facts.hostname || facts.name}.${facts.subdomain}.${facts.namespace}.svc.${domain}`;
   }
