@@ -22,6 +22,14 @@ import {
  * the watch being open again clears it.
  */
 
+/**
+ * The API server checks permissions when a watch opens, never during it: a reader whose
+ * RoleBinding is removed keeps hearing its object until the watch ends. Renewing the watch every
+ * 30 s (from the last resourceVersion: no object bytes, only a request) bounds how long the
+ * agent's own 403 goes unnoticed.
+ */
+export const WATCH_RENEW_SECONDS = 30;
+
 /** No periodic re-list (the protocol); the reflector still wants a period, so: a day. */
 const NO_RESYNC_MS = 24 * 3600_000;
 
@@ -40,7 +48,10 @@ class OneObject {
   ) {
     this.reflector = new Reflector<KubeObject>({
       name: what,
-      ...listWatch(kube, path, { query: { fieldSelector: `metadata.name=${name}` } }),
+      ...listWatch(kube, path, {
+        query: { fieldSelector: `metadata.name=${name}` },
+        watchTimeoutSeconds: WATCH_RENEW_SECONDS,
+      }),
       resyncMs: NO_RESYNC_MS,
       backoffCapMs: 30_000,
       onChange,

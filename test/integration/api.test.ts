@@ -35,7 +35,10 @@ describe('the ClusterTopology API on a real kube-apiserver', () => {
       naming: {
         hostnameAnnotation: 'netzlive/hostname-naming-jsonpath',
         nodenameAnnotation: 'netzlive/nodename-naming-jsonpath',
+        hostFallback: 'PodIP',
+        clusterDomain: 'cluster.local',
       },
+      membership: { peers: 'Running', terminating: 'Keep' },
       failureDomains: {
         analysis: 'On',
         levels: [

@@ -84,6 +84,8 @@ describe('ctopo resolve on fixture files', () => {
       'hostSource',
       'nameSource',
       'terminating',
+      'ready',
+      'serving',
     ]);
   });
 
