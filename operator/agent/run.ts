@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_VERSION } from '../api/schema.js';
@@ -63,6 +64,9 @@ async function realNodeName(
   }
   return configured;
 }
+
+/** How long stopping waits for a round in flight. */
+const STOP_GRACE_MS = 2_000;
 
 export async function runAgent(
   config: AgentConfig,
@@ -226,7 +230,9 @@ export async function runAgent(
       stopped = true;
       clearTimeout(timer);
       reader.stop();
-      await loop.idle();
+      // A round in flight may be waiting on calls to a node that is stopping too (a pod shutting
+      // down); the connections stay as they are anyway, so stopping waits for it only briefly.
+      await Promise.race([loop.idle(), delay(STOP_GRACE_MS, undefined, { ref: false })]);
       // Stopping the agent leaves the connections as they are: the application decides its own fate.
       await connector.close();
       await new Promise<void>((r) => server.close(() => r()));

@@ -2,7 +2,7 @@ import type { FailureDomainsResult } from '../failure-domains/index.js';
 
 /**
  * The exit status of `ctopo analyze`: verdicts apart from errors, so CI can gate on a layout or a
- * live topology and still tell "breaks" from "could not tell".
+ * live topology and still tell a quorum that breaks apart from an analysis that could not run.
  *
  * | code | meaning                                                                     |
  * |------|-----------------------------------------------------------------------------|

@@ -87,6 +87,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     let log = '';
     c.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
     children.push(c);
+    // The demo may still be starting things when an interrupt has begun the teardown.
+    if (tornDown) c.kill('SIGTERM');
     return { child: c, log: () => log };
   };
 

@@ -41,7 +41,13 @@ Example (a sidecar of an Elixir release):
     const agent = await runAgent(config);
     io.err(`ctopo agent: health and metrics on ${config.httpHost}:${agent.port}`);
     await new Promise<void>((resolve) => {
-      const done = () => void agent.stop().then(resolve);
+      // Once stopped, calls still in flight (an erl_call to a node that is going away) must not
+      // keep the process alive: exit a moment later if anything still holds the event loop.
+      const done = () =>
+        void agent.stop().then(() => {
+          setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref();
+          resolve();
+        });
       process.once('SIGTERM', done);
       process.once('SIGINT', done);
     });

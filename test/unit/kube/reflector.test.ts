@@ -123,7 +123,9 @@ describe('the reflector shell, on a fake clock', () => {
     expect(failed).toBeLessThan(8);
     expect(server.calls.watches).toEqual([]);
     listFails = false;
-    await jest.advanceTimersByTimeAsync(10_000);
+    // The next list comes after the current (jittered, at most 8 s) backoff; 20 s leaves room
+    // for several list/watch cycles whatever the jitter drew.
+    await jest.advanceTimersByTimeAsync(20_000);
     // Each watch ends with 410 after 1 s: a list follows at once, then a watch.
     const lists = server.calls.lists.slice(failed + 1);
     const watches = server.calls.watches;
