@@ -103,6 +103,9 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
       );
   };
   const noLosses = async (mark: Mark) => {
+    // The window must have been watched for a few samples before "nothing lost" means anything.
+    for (const m of WEB)
+      await waitFor(`3 samples of ${m} since the mark`, () => watch.samplesSince(mark, full(m)) >= 3, 30_000);
     const losses: string[] = [];
     for (const m of WEB) losses.push(...(await watch.lossesSince(mark, full(m), peersOf(m))));
     expect(losses).toEqual([]);
