@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import { access, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
@@ -7,6 +7,7 @@ import { writeKubeconfig, type Credentials } from './kubeconfig.js';
 import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
+  NODE_NAME,
   controllerManagerArgs,
   ensureNodeArtifacts,
   nodeDown,
@@ -191,7 +192,12 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   // clients (operators, agents) that were talking to it reconnect as after any API outage.
   // (Not with a real node: its network namespace and certificates are made anew each time.)
   const restart = !opts.node && existing && (await pkiIntact(existing.pki)) ? existing : undefined;
-  if (opts.node) await nodeNetworkUp(dir, log);
+  if (opts.node) {
+    // A fresh cluster each time: kept etcd data would keep the `kubernetes` Service's target port
+    // (the API server does not move it), the old pods and the old service-account tokens.
+    await rm(join(dir, 'etcd-data'), { recursive: true, force: true });
+    await nodeNetworkUp(dir, log);
+  }
   const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
   if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
   // The API server's identity towards the kubelet (logs, exec), needed before it starts.
@@ -275,27 +281,46 @@ async function startNodeParts(s: ControlPlaneState, log: (line: string) => void)
   );
   await saveState(s);
   await nodeUp(s.dir, node.dirs, log);
-  await waitNodeReady(s, 90_000);
+  await waitNodeSchedulable(s, 120_000);
 }
 
-async function waitNodeReady(s: ControlPlaneState, timeoutMs: number): Promise<void> {
+/**
+ * Waits until pods can be scheduled on the node: Ready, and the node-lifecycle controller has
+ * lifted the `not-ready` taint (a Ready node that keeps it leaves every pod Pending). A controller
+ * that exits meanwhile is reported with its log at once.
+ */
+async function waitNodeSchedulable(s: ControlPlaneState, timeoutMs: number): Promise<void> {
+  const node = s.node!;
+  const kube = node.dirs.KUBE_DIR;
+  const controllers: [number, string, string][] = [
+    [node.controllerManagerPid, 'kube-controller-manager', 'controller-manager.log'],
+    [node.schedulerPid, 'kube-scheduler', 'scheduler.log'],
+  ];
   const deadline = Date.now() + timeoutMs;
+  let seen = 'no Node object yet';
   while (Date.now() < deadline) {
+    for (const [pid, bin, log] of controllers)
+      if (!(await isOurs(pid, join(kube, bin))))
+        throw new Error(`${bin} exited during start:\n${await tail(join(s.dir, log))}`);
     try {
-      const r = await httpsGet(`${s.server}/api/v1/nodes/ctopo-node`, s);
-      const node = r.status === 200 ? (JSON.parse(r.body) as NodeObject) : undefined;
-      if (node?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
+      const r = await httpsGet(`${s.server}/api/v1/nodes/${NODE_NAME}`, s);
+      const n = r.status === 200 ? (JSON.parse(r.body) as NodeObject) : undefined;
+      const isReady = n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      const notReadyTaint = n?.spec?.taints?.some((t) => t.key === 'node.kubernetes.io/not-ready');
+      if (isReady && !notReadyTaint) return;
+      if (n) seen = isReady ? 'Ready, but still tainted node.kubernetes.io/not-ready' : 'not Ready';
     } catch {
       /* not yet */
     }
     await sleep(500);
   }
   throw new Error(
-    `the node is not Ready after ${timeoutMs / 1000}s; see ${join(s.dir, 'node', 'kubelet.log')}`,
+    `the node is not schedulable after ${timeoutMs / 1000}s (${seen}); see ${join(s.dir, 'node', 'kubelet.log')} and ${join(s.dir, 'controller-manager.log')}`,
   );
 }
 
 interface NodeObject {
+  spec?: { taints?: { key: string; effect: string }[] };
   status?: { conditions?: { type: string; status: string }[] };
 }
 

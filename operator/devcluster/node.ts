@@ -114,10 +114,14 @@ export function controllerManagerArgs(dir: string, pki: Pki, port: number): stri
     '--bind-address=127.0.0.1',
     `--secure-port=${port}`,
     '--leader-elect=false',
-    '--use-service-account-credentials=false',
+    // Each controller acts as its own service account (kube-system), with the bootstrap roles the
+    // API server made for it (system:controller:*); its own identity may only mint their tokens.
+    '--use-service-account-credentials=true',
     `--service-account-private-key-file=${pki.saKey}`,
     `--root-ca-file=${pki.caCert}`,
-    '--controllers=*,-bootstrapsigner,-tokencleaner,-csrsigning,-csrapproving,-nodeipam,-cloud-node-lifecycle',
+    // Names as of Kubernetes 1.33+ (an unknown name stops the controller manager at start). No
+    // CSR signing (no cluster signing key), no node IPAM (the CNI's host-local hands out addresses).
+    '--controllers=*,-certificatesigningrequest-signing-controller,-certificatesigningrequest-approving-controller,-node-ipam-controller',
     '--node-monitor-grace-period=20s',
     '--v=1',
   ];

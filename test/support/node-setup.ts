@@ -1,13 +1,22 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, startControlPlane } from '../../operator/devcluster/control-plane.js';
 
 /**
  * The real node's tests (jest project `node`, only with CTOPO_REAL_NODE=1): one dev cluster with
  * a real node for the run (`ctopo dev-cluster up --node`), its state directory handed to the
  * workers in CTOPO_NODE_STATE_DIR. Needs root, cgroups and overlayfs (docs/real-node.md).
+ * CTOPO_NODE_STATE_DIR set beforehand names a dev cluster with a node that is already up
+ * (`ctopo dev-cluster up --node --state DIR`): the tests use it and leave it running.
  */
 export default async function nodeSetup(): Promise<void> {
+  const given = process.env.CTOPO_NODE_STATE_DIR;
+  if (given) {
+    if (!(await readState(given))?.node)
+      throw new Error(`CTOPO_NODE_STATE_DIR=${given} holds no dev cluster with a node`);
+    process.env.CTOPO_NODE_KEEP = '1';
+    return;
+  }
   const dir = await mkdtemp(join('/tmp', 'ctopo-node-'));
   const t0 = Date.now();
   process.env.CTOPO_NODE_STATE_DIR = dir;
@@ -16,6 +25,6 @@ export default async function nodeSetup(): Promise<void> {
     log: (l) => process.stderr.write(`[real node] ${l}\n`),
   });
   process.stderr.write(
-    `[real node] ${s.server} and node Ready after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+    `[real node] ${s.server} and node schedulable after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
   );
 }

@@ -84,6 +84,12 @@ down() {
   ip link del ctopo-h 2>/dev/null || true
   kill_cgroup_tree
   rm -rf "$RUN"
+  # containerd 2 puts its shims' sockets and ctr's fifos under /run/containerd whatever its
+  # config says; with no containerd left running they are ours and stale.
+  if ! pgrep -x containerd >/dev/null; then
+    rm -rf /run/containerd/s /run/containerd/fifo /run/containerd/runc
+    rmdir /run/containerd 2>/dev/null || true
+  fi
   say "down: stopped, unmounted, namespace $NS removed"
 }
 
@@ -157,6 +163,11 @@ state = "$RUN/containerd"
     sandbox = "localhost/ctopo-pause:dev"
 [plugins."io.containerd.cri.v1.runtime"]
   enable_selinux = false
+  # No container gets an oom_score_adj below containerd's own (0 here): lowering it needs
+  # CAP_SYS_RESOURCE, which a machine may keep out of even root's bounding set (this one does),
+  # and runc then fails every pod sandbox (the pause container asks for -998) with "can't get
+  # final child's PID from pipe: EOF".
+  restrict_oom_score_adj = true
   netns_mounts_under_state_dir = true
   [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
@@ -164,6 +175,7 @@ state = "$RUN/containerd"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
         BinaryName = "$(command -v runc)"
+        Root = "$RUN/runc"
         SystemdCgroup = false
   [plugins."io.containerd.cri.v1.runtime".cni]
     bin_dirs = ["/usr/lib/cni"]
