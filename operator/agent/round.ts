@@ -1,7 +1,7 @@
 import { checkNodeName } from '../naming/node-name.js';
 
 /**
- * The agent's round logic (seed 000, "One polling round", steps 3–4), as pure functions.
+ * The agent's round logic, as pure functions.
  *
  * A round takes the list the agent remembers (the nodes it connected itself in earlier rounds),
  * the peer list the operator published in the ClusterTopology status, and the local node's own
@@ -13,7 +13,7 @@ import { checkNodeName } from '../naming/node-name.js';
  *
  * Only remembered nodes are ever disconnected, so the agent never disconnects a node that
  * somebody else (the application, an operator at a shell) connected. A disconnect that fails
- * keeps its node remembered, so the next round tries again (libcluster does the same; the seed
+ * keeps its node remembered, so the next round tries again (libcluster does the same; the specification
  * does not say).
  *
  * Names that fail the node-name grammar are never handed to a connector: the plan lists them
@@ -194,7 +194,7 @@ export type SelfNameCheck = { readonly ok: true } | { readonly ok: false; readon
 
 /**
  * Compares the node name the operator computed for this pod with the name the local node really
- * has (seed 000: the first cause of a silent non-cluster is that the two differ).
+ * has (the first cause of a silent non-cluster is that the two differ).
  */
 export function compareSelfName(computed: string | undefined, real: string | undefined): SelfNameCheck {
   if (computed === undefined)
