@@ -10,6 +10,10 @@ const withControlPlane = {
   setupFilesAfterEnv: ['<rootDir>/dist/test/support/cleanup.js'],
 };
 
+const realNode =
+  process.env.CTOPO_REAL_NODE === '1' ||
+  (process.env.CTOPO_REAL_NODE !== '0' && process.env.CI === 'true' && process.getuid?.() === 0);
+
 export default {
   testTimeout: 120_000,
   projects: [
@@ -25,8 +29,9 @@ export default {
       testMatch: ['<rootDir>/dist/test/integration/**/*.test.js'],
     },
     { displayName: 'e2e', ...withControlPlane, testMatch: ['<rootDir>/dist/test/e2e/**/*.test.js'] },
-    // Pods that really run, on a real node (needs root; docs/real-node.md): only with CTOPO_REAL_NODE=1.
-    ...(process.env.CTOPO_REAL_NODE === '1'
+    // Pods that really run, on a real node (needs root; docs/real-node.md): with CTOPO_REAL_NODE=1,
+    // and in CI as root (.ci/run installs what it needs) unless CTOPO_REAL_NODE=0.
+    ...(realNode
       ? [
           {
             displayName: 'node',

@@ -17,13 +17,11 @@ export async function installCrd(s: ControlPlaneState, timeoutMs = 60_000): Prom
   await kubectl('apply', '--server-side', '--force-conflicts', '-f', CRD_PATH);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { stdout } = await kubectl(
-      'get',
-      `crd/${PLURAL}.${GROUP}`,
-      '-o',
-      'jsonpath={.status.conditions[?(@.type=="Established")].status}',
-    );
-    if (stdout.trim() === 'True') return;
+    // The whole object, not a jsonpath filter: kubectl's filter fails outright ("is not found",
+    // the object dumped) while status.conditions is still absent, as it is right after apply.
+    const { stdout } = await kubectl('get', `crd/${PLURAL}.${GROUP}`, '-o', 'json');
+    const crd = JSON.parse(stdout) as { status?: { conditions?: { type: string; status: string }[] } };
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
     if (Date.now() > deadline)
       throw new Error(`the ClusterTopology CRD is not established after ${timeoutMs / 1000} s`);
     await sleep(200);

@@ -159,6 +159,7 @@ describe('the image as built', () => {
 });
 
 const COOKIE = 'real-node-cookie';
+const selector = 'app.kubernetes.io/name=myname-api';
 
 /** The multi-replica example as it is, with the images built here and a real BEAM in the app container. */
 async function beamWorkload(): Promise<string> {
@@ -250,7 +251,6 @@ async function meshView(list: Pod[]): Promise<Map<string, string[] | undefined>>
 }
 
 describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
-  const selector = 'app.kubernetes.io/name=myname-api';
   const live = async () =>
     (await pods(appNs, selector)).filter((p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP);
 
@@ -299,8 +299,17 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
         },
         60_000,
       );
-      const ops = (await pods(opNs, 'app.kubernetes.io/name=cluster-topology')).filter(
-        (p) => !p.metadata.deletionTimestamp && p.status.podIP,
+      // The Deployment's replacement answers its probes before it is asked for metrics.
+      const ops = await waitFor(
+        'two Ready operator pods again',
+        async () => {
+          const p = (await pods(opNs, 'app.kubernetes.io/name=cluster-topology')).filter(
+            (x) => !x.metadata.deletionTimestamp,
+          );
+          return p.length === 2 && p.every(ready) ? p : undefined;
+        },
+        90_000,
+        500,
       );
       expect(ops.map((p) => p.metadata.name)).toContain(after);
       // The window closes after the new leader's third reconcile (pollingInterval 2s).
@@ -382,6 +391,20 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
 
 describe('the operator in-cluster loses its permission to list pods', () => {
   it('the topology shows the 403 row: lastResponse 403, the peers kept', async () => {
+    // The pod deleted just before has been replaced: three peers again, all ready.
+    const kept = await waitFor(
+      'three ready peers',
+      async () => {
+        const p = (await topologyStatus())?.peers;
+        if (p?.length === 3 && p.every((x) => x.ready && !x.terminating)) return p;
+        const all = await pods(appNs, selector);
+        throw new Error(
+          `peers ${JSON.stringify(p?.map((x) => [x.nodeName, x.ready, x.terminating]))}; pods ${JSON.stringify(all.map((x) => [x.metadata.name, x.status.phase, ready(x), x.metadata.deletionTimestamp ?? '']))}`,
+        );
+      },
+      120_000,
+      1000,
+    );
     const role = await json<{ rules: { resources?: string[]; verbs: string[] }[] }>([
       '-n',
       appNs,
@@ -391,16 +414,6 @@ describe('the operator in-cluster loses its permission to list pods', () => {
     ]);
     role.rules = role.rules.filter((r) => !r.resources?.includes('pods'));
     await kubectlOk(s, ['apply', '-f', '-'], { input: JSON.stringify(role) });
-    // The pod deleted just before has been replaced: three peers again, all ready.
-    const kept = await waitFor(
-      'three ready peers',
-      async () => {
-        const p = (await topologyStatus())?.peers;
-        return p?.length === 3 && p.every((x) => x.ready && !x.terminating) ? p : undefined;
-      },
-      120_000,
-      1000,
-    );
     const st = await waitFor(
       'lastResponse 403',
       async () => {
