@@ -284,6 +284,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
             .then(async () => {
               await m.agent.stop('SIGKILL');
               await m.node.stop();
+              checker.markGone(full(m.short), now());
             });
           return;
         }
