@@ -8,10 +8,16 @@
  *   the one legitimate reason, and it is not configured).
  * - lostConnections: a BEAM node that had a connection to a member lost it while that member
  *   stayed listed in every status seen since, its node alive and not being removed.
- *   lostAfterLeave counts apart the losses within LEAVE_WINDOW_MS of a member's removal: when
- *   the agents disconnect a departed node one after another, OTP's global (its
- *   prevent_overlapping_partitions, on by default since OTP 25) may drop connections between
- *   the remaining nodes too; the agent connects everyone again in that same round.
+ *   lostAfterLeave counts apart the losses OTP's global causes while a departed member is being
+ *   disconnected: when the agents disconnect a departed node one after another, that node, still
+ *   running, tells the others it lost the ones that already let it go, and global (its
+ *   prevent_overlapping_partitions, on by default since OTP 25) on each of them drops its
+ *   connection to those. Only possible from the moment the status stops listing the departed
+ *   node (after the last read that still listed it) until a moment after its process stopped
+ *   (markGone): a dead node tells no one. The harness re-reads the status when it sees a loss,
+ *   so an unlisting the agents heard first is known. Such a loss is excused only if the agent
+ *   mends it: a pair still apart MEND_LIMIT_MS later, both alive and listed, is a lost
+ *   connection.
  * - statusFlaps: the peer list went A → B → A with no scripted pod change after the first step.
  * - changeLatencyMs: per scripted pod change, from the change to the first status showing it.
  */
@@ -64,8 +70,11 @@ export class InvariantChecker {
   /** Per (observer, peer): connected at the last mesh sample. */
   private connected = new Set<string>();
   private leaving = new Set<string>();
-  /** Per departed node: when a status first stopped listing it, and when its process stopped. */
-  private departures = new Map<string, { unlistedAt?: number; goneAt?: number }>();
+  /**
+   * Per departed node: the last read that still listed it (its start), the first that did not,
+   * and when its process stopped.
+   */
+  private departures = new Map<string, { listedAt: number; unlistedAt?: number; goneAt?: number }>();
   /** Per observer: the time of its previous mesh sample (a loss happened since then). */
   private sampledAt = new Map<string, number>();
   /** Excused drops (pair → by when the agent must have connected it again). */
@@ -78,9 +87,10 @@ export class InvariantChecker {
   }
 
   /** A member is being removed (its pod deleted): its connections may go. */
-  markLeaving(node: string, _at: number): void {
+  markLeaving(node: string, at: number): void {
     this.leaving.add(node);
-    if (!this.departures.has(node)) this.departures.set(node, {});
+    // Listed at least until its pod is deleted: the operator cannot unlist it earlier.
+    if (!this.departures.has(node)) this.departures.set(node, { listedAt: at });
   }
 
   /** A departed member's process stopped at `at`. */
@@ -89,15 +99,28 @@ export class InvariantChecker {
     if (d) d.goneAt = at;
   }
 
-  /** The departed node whose disconnection can explain a loss that happened in (from, to]. */
+  /**
+   * The departed node whose disconnection can explain a loss that happened in (from, to]: one
+   * that a status no longer listed before `to` (no read that began at or after `to` still
+   * listed it) and whose process had not stopped, or only just, by `from`.
+   */
   private departureDuring(from: number, to: number): string | undefined {
     for (const [node, d] of this.departures)
-      if (d.unlistedAt !== undefined && d.unlistedAt <= to && (d.goneAt ?? Infinity) + GONE_GRACE_MS >= from)
+      if (d.unlistedAt !== undefined && d.listedAt < to && (d.goneAt ?? Infinity) + GONE_GRACE_MS >= from)
         return node;
     return undefined;
   }
 
-  observeStatus(at: number, peers: readonly string[] | undefined, hasLastResponse: boolean): void {
+  /**
+   * A status read that ended at `at`; `readFrom` is when the read began (the content is from
+   * somewhere in between; default `at`).
+   */
+  observeStatus(
+    at: number,
+    peers: readonly string[] | undefined,
+    hasLastResponse: boolean,
+    readFrom = at,
+  ): void {
     if (!hasLastResponse || peers === undefined) return; // unknown: nothing to judge
     this.statusSamples++;
     if (peers.length === 0) {
@@ -120,11 +143,14 @@ export class InvariantChecker {
       if (this.lists.length > 3) this.lists.shift();
     }
     // The agents disconnect a departed member once the status stops listing it: global's drops
-    // can start then (a leader failover can delay it well past the deletion).
+    // can start then (a leader failover can delay it well past the deletion). The agents hear
+    // it on their watch before this read does: the last read that still listed it bounds it.
     for (const [n, d] of this.departures)
-      if (d.unlistedAt === undefined && !peers.includes(n)) {
+      if (d.unlistedAt !== undefined) continue;
+      else if (peers.includes(n)) d.listedAt = Math.max(d.listedAt, readFrom);
+      else {
         d.unlistedAt = at;
-        this.note(`${at} ms: ${n} is no longer listed`);
+        this.note(`${at} ms: ${n} is no longer listed (listed in the read begun at ${d.listedAt} ms)`);
       }
     for (const n of [...this.listedSince.keys()]) if (!peers.includes(n)) this.listedSince.delete(n);
     for (const n of peers) if (!this.listedSince.has(n)) this.listedSince.set(n, at);

@@ -75,6 +75,26 @@ describe('the invariant checker', () => {
     await e.observeMesh(17_000, 'm0', ['m1', 'm2'], members, listed);
     await e.observeMesh(20_000, 'm0', ['m2'], members, listed); // m9 long gone
     expect([e.lostConnections, e.lostAfterLeave]).toEqual([2, 2]);
+    // The agents hear the unlisting on their watch before the checker's read does: a loss seen
+    // before any read shows it is excused once a read after the loss does (the harness re-reads
+    // through `stillListed`) — unless a read begun after the loss still listed the member.
+    const g = new InvariantChecker();
+    g.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
+    await g.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    g.markLeaving('m9', 2);
+    const reread = (c: InvariantChecker, at: number, readFrom: number) => async (n: string) => {
+      c.observeStatus(at, ['m0', 'm1', 'm2'], true, readFrom);
+      return n !== 'm9';
+    };
+    await g.observeMesh(3, 'm0', ['m2'], members, reread(g, 4, 3));
+    expect([g.lostConnections, g.lostAfterLeave]).toEqual([0, 1]);
+    const h = new InvariantChecker();
+    h.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
+    await h.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    h.markLeaving('m9', 2);
+    h.observeStatus(6, ['m0', 'm1', 'm2', 'm9'], true, 5); // still listed in a read begun at 5
+    await h.observeMesh(4, 'm0', ['m2'], members, reread(h, 8, 7));
+    expect([h.lostConnections, h.lostAfterLeave]).toEqual([1, 0]);
     // An excused drop the agent never mends becomes a lost connection.
     const f = new InvariantChecker();
     f.observeStatus(0, ['m0', 'm1', 'm9'], true);
