@@ -326,7 +326,19 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
       sampling = false;
       await sampler;
     }
-    const flaps = samples.map(content).filter((x) => x !== content(settled));
+    // Each differing sample says where it fell in the window and which fields differ, and how.
+    const flaps = samples.flatMap((x, i) => {
+      if (content(x) === content(settled)) return [];
+      const keys = [...new Set([...Object.keys(x), ...Object.keys(settled ?? {})])].filter(
+        (k) =>
+          k !== 'lastPollTime' &&
+          JSON.stringify(x[k as keyof TopologyStatus]) !==
+            JSON.stringify(settled?.[k as keyof TopologyStatus]),
+      );
+      return [
+        `sample ${i + 1} of ${samples.length}: ${keys.map((k) => `${k}: ${JSON.stringify(settled?.[k as keyof TopologyStatus])} -> ${JSON.stringify(x[k as keyof TopologyStatus])}`).join('; ')}`,
+      ];
+    });
     expect(flaps).toEqual([]);
   }, 150_000);
 
