@@ -81,7 +81,10 @@ async function metricsTable(
   prefix: string,
 ): Promise<string> {
   const all = await registry.getMetricsAsJSON();
-  const ours = all.filter((m) => !m.name.startsWith(prefix)).sort((a, b) => a.name.localeCompare(b.name));
+  // The process figures (`PREFIXprocess_…`, `PREFIXnodejs_…`) are summed up in one line below.
+  const process = (name: string) =>
+    name.startsWith(`${prefix}process_`) || name.startsWith(`${prefix}nodejs_`);
+  const ours = all.filter((m) => !process(m.name)).sort((a, b) => a.name.localeCompare(b.name));
   return [
     `### ${title}`,
     '',
