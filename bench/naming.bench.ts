@@ -1,6 +1,6 @@
 /**
  * Naming engine throughput, single thread (= per core): resolvePeers over 10,000 pods
- *  - whose hostname annotation is the seed's EXTERNAL_DNS expression (a distinct DNS name per
+ *  - whose hostname annotation is the single-replica example's EXTERNAL_DNS expression (a distinct DNS name per
  *    pod, so every pod is evaluated and becomes a peer), goal ≥ 20,000 pods/s;
  *  - without annotations (pod IP and pod name fallbacks), goal ≥ 200,000 pods/s;
  *  - without annotations in each other naming mode and membership policy — basename, PodDNS,
@@ -240,7 +240,7 @@ export function costlyExpressionFigures(): Figure[] {
 }
 
 /**
- * Normal pods: the seed expression through the step-counting evaluator beside jsonpath-plus
+ * Normal pods: the EXTERNAL_DNS expression through the step-counting evaluator beside jsonpath-plus
  * (what selected values before), on the same pods in one run; goal: no slower.
  */
 export function evaluatorComparisonFigures(pods: readonly object[]): Figure[] {
@@ -270,7 +270,7 @@ export function evaluatorComparisonFigures(pods: readonly object[]): Figure[] {
   }
   return [
     {
-      name: 'naming: seed expression, step-counting evaluator ÷ jsonpath-plus speed',
+      name: 'naming: EXTERNAL_DNS expression, step-counting evaluator ÷ jsonpath-plus speed',
       unit: '×',
       samples: ratios,
       goal: { op: '>=', value: 1 },
@@ -290,7 +290,7 @@ export default async function run(): Promise<Figure[]> {
   const plain = Array.from({ length: PODS }, (_, i) => pod(i, false));
   return [
     measure(
-      'naming: resolvePeers, seed EXTERNAL_DNS JSONPath',
+      'naming: resolvePeers, EXTERNAL_DNS JSONPath',
       annotated,
       20_000,
       `${PODS} pods, distinct EXTERNAL_DNS each, single thread`,

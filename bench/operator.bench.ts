@@ -8,7 +8,7 @@
  *    starts after the previous one is seen plus 100–200 ms) and bursts of 50 at once. The
  *    topology's pollingInterval is 10m while this runs, so only the watch path is measured.
  * 2. API cost per minute, from the API server's own counters (requests and response bytes on
- *    pods, per verb), for the operator (pollingInterval 10s, the seed's) and for libcluster's
+ *    pods, per verb), for the operator (pollingInterval 10s, the default) and for libcluster's
  *    per-pod polling (N pollers, each listing all matching pods, 10 s after its last list ended),
  *    measured one after the other on the same server in the same run.
  * 3. The operator's resident memory (VmRSS; VmHWM for the peak) at each size, and the size of

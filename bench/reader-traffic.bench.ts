@@ -23,6 +23,7 @@ import { BENCH_SELECTOR, ipFor, podName, podStatus } from './pods.js';
 import { TopologyWatch } from './topology-watch.js';
 import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
 import { leaseNameFor } from '../operator/protocol/read.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const PODS = env('BENCH_READER_PODS', 1000);
@@ -38,7 +39,6 @@ const WINDOW_S = env('BENCH_READER_WINDOW_S', 75);
 const TOPOLOGY = 'web';
 const POLLING_INTERVAL = '5s';
 const log = (l: string) => process.stderr.write(`[reader-traffic] ${l}\n`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One reader's watch: bytes and events received, by the API server's doing. */
 class CountingWatch {

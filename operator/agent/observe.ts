@@ -83,7 +83,7 @@ export type SelfCheck =
   | { ok: false; reason: 'NameMismatch' | 'Excluded' | 'NotSelected' | 'NameUnknown'; message: string };
 
 /**
- * The seed's first cause of a silent non-cluster: the name the operator computed for this pod
+ * The first cause of a silent non-cluster: the name the operator computed for this pod
  * (what every peer will dial) is not the name the local node really has.
  */
 export function checkSelf(entry: SelfEntry, realName: string | undefined, podName: string): SelfCheck {

@@ -3,7 +3,7 @@ import { completeRound, planRound, type RoundOutcome, type RoundPlan } from './r
 
 /**
  * Carries a round plan out with a connector: the disconnects first, then the connects (the
- * seed's order), at most `concurrency` calls at a time. A connector that offers `applyRound` gets
+ * specified order), at most `concurrency` calls at a time. A connector that offers `applyRound` gets
  * the whole plan in one call. A connector that throws (it should not) gets a failed result for
  * that node, so one bad call never loses the rest of the round.
  */

@@ -1,7 +1,7 @@
 import { checkNodeName } from '../naming/node-name.js';
 
 /**
- * The agent's round logic (seed 000, "One polling round", steps 3–4), as pure functions.
+ * The agent's round logic, as pure functions.
  *
  * A round takes the list the agent remembers (the nodes it connected itself in earlier rounds),
  * the peer list the operator published in the ClusterTopology status, and the local node's own
@@ -13,7 +13,7 @@ import { checkNodeName } from '../naming/node-name.js';
  *
  * Only remembered nodes are ever disconnected, so the agent never disconnects a node that
  * somebody else (the application, an operator at a shell) connected. A disconnect that fails
- * keeps its node remembered, so the next round tries again (libcluster does the same; the seed
+ * keeps its node remembered, so the next round tries again (libcluster does the same; the specification
  * does not say).
  *
  * Names that fail the node-name grammar are never handed to a connector: the plan lists them
@@ -119,18 +119,6 @@ export function completeRound(plan: RoundPlan, results: RoundResults): RoundOutc
   return { remembered, connected, failedConnects, disconnected, failedDisconnects };
 }
 
-/** The round as one step: plan, then fold in results produced by `execute`. */
-export async function stepRound(
-  remembered: readonly string[],
-  desired: readonly string[],
-  self: string,
-  execute: (plan: RoundPlan) => Promise<RoundResults>,
-): Promise<{ plan: RoundPlan; outcome: RoundOutcome }> {
-  const plan = planRound(remembered, desired, self);
-  const outcome = completeRound(plan, await execute(plan));
-  return { plan, outcome };
-}
-
 // ---------------------------------------------------------------------------------------------
 // The agent never disconnects because of its own trouble.
 
@@ -177,35 +165,4 @@ export function decideAgentAction(input: AgentInput): AgentAction {
       return { action: 'keep', cause: input.cause, message };
     }
   }
-}
-
-/**
- * Whether a status is too old to act on: its `lastPollTime` is more than `maxAgeMs` before `now`
- * (or missing/unparseable). The agent treats a stale status as trouble, never as an empty list.
- */
-export function isStatusStale(lastPollTime: string | undefined, now: Date, maxAgeMs: number): boolean {
-  if (lastPollTime === undefined) return true;
-  const t = Date.parse(lastPollTime);
-  if (Number.isNaN(t)) return true;
-  return now.getTime() - t > maxAgeMs;
-}
-
-export type SelfNameCheck = { readonly ok: true } | { readonly ok: false; readonly problem: string };
-
-/**
- * Compares the node name the operator computed for this pod with the name the local node really
- * has (seed 000: the first cause of a silent non-cluster is that the two differ).
- */
-export function compareSelfName(computed: string | undefined, real: string | undefined): SelfNameCheck {
-  if (computed === undefined)
-    return { ok: false, problem: 'the status lists no peer for this pod, so its computed name is unknown' };
-  if (real === undefined) return { ok: false, problem: 'the local node did not tell its name' };
-  if (computed === real) return { ok: true };
-  return {
-    ok: false,
-    problem:
-      `the operator computed the node name ${JSON.stringify(computed)} for this pod, but the local ` +
-      `node is named ${JSON.stringify(real)}: peers would try to reach a name that does not exist — ` +
-      'make the naming annotations and the release name (RELEASE_NODE / env.sh) agree',
-  };
 }

@@ -26,7 +26,7 @@ import { TroubleReport } from './trouble-report.js';
 import { decideAgentAction } from './round.js';
 
 /**
- * The agent beside one application: it follows one ClusterTopology and runs the seed's round
+ * The agent beside one application: it follows one ClusterTopology and runs the round
  * (disconnect who left, connect everyone listed, retry failures next round) on every status
  * change and every polling interval, through a connector. Its own trouble never disconnects
  * anyone. Health: /healthz answers while the process runs — trouble shows in logs and metrics
@@ -90,6 +90,7 @@ export async function runAgent(
   let realName = await realNodeName(connector, configuredName, log);
   let self: SelfCheck | undefined;
   let statusSeen = false;
+  let selfCheckOffLogged = false;
   let trouble = '';
   let stopped = false;
 
@@ -172,19 +173,29 @@ export async function runAgent(
       const object = read.kind === 'read' ? read.object : undefined;
       if (object?.status?.lastPollTime) metrics.lastStatus.set(Date.parse(object.status.lastPollTime) / 1000);
       realName ??= await realNodeName(connector, configuredName, log);
-      const check = checkSelf(selfEntry(object?.status, podName), realName, podName);
-      metrics.selfCheck.set(check.ok ? 1 : 0);
-      if (!check.ok) {
-        // Loudly, every round: this is the seed's silent non-cluster.
-        log('error', `self check failed: ${check.message}`, { reason: check.reason });
-        events.record(
-          { apiVersion: 'v1', kind: 'Pod', namespace, name: podName },
-          'Warning',
-          `SelfCheck${check.reason}`,
-          check.message,
-        );
-      } else if (!self?.ok) log('info', check.message);
-      self = check;
+      if (!podName) {
+        // Out of a pod (a local run) there is no own entry to compare: say so once, not every round.
+        if (!selfCheckOffLogged)
+          log(
+            'warn',
+            "self check off: this agent does not know its pod's name (--pod-name, $POD_NAME or $HOSTNAME)",
+          );
+        selfCheckOffLogged = true;
+      } else {
+        const check = checkSelf(selfEntry(object?.status, podName), realName, podName);
+        metrics.selfCheck.set(check.ok ? 1 : 0);
+        if (!check.ok) {
+          // Loudly, every round: a wrong name is the first cause of a silent non-cluster.
+          log('error', `self check failed: ${check.message}`, { reason: check.reason });
+          events.record(
+            { apiVersion: 'v1', kind: 'Pod', namespace, name: podName },
+            'Warning',
+            `SelfCheck${check.reason}`,
+            check.message,
+          );
+        } else if (!self?.ok) log('info', check.message);
+        self = check;
+      }
     }
     await loop.submit(input);
   };

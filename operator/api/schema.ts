@@ -248,7 +248,7 @@ export const specSchema: JSONSchema = {
           ],
         },
         partitionLevel: str(
-          'Level whose domains are the sides of a network partition. Default: the first level with two or more domains.',
+          'Level whose domains are the sides of a network partition. Default: the first judged level whose voters sit in two or more domains. A name that is not a level is refused by the operator (InvalidSpec), not by kubectl apply.',
           {
             pattern: QUALIFIED_NAME_PATTERN,
             maxLength: 317,

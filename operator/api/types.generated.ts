@@ -109,7 +109,7 @@ export interface FailureDomainsSpec {
   voters?: VotersSpec;
   /** Levels of failure domains, outermost first. Default: region, zone, hostname (the well-known Node labels). */
   levels?: FailureDomainLevel[];
-  /** Level whose domains are the sides of a network partition. Default: the first level with two or more domains. */
+  /** Level whose domains are the sides of a network partition. Default: the first judged level whose voters sit in two or more domains. A name that is not a level is refused by the operator (InvalidSpec), not by kubectl apply. */
   partitionLevel?: string;
   /** Voters the application has when it knows more members than there are pods; the missing ones count as unknown placement, not ready. */
   expectedVoters?: number;

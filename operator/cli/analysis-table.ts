@@ -10,7 +10,7 @@ import type {
 } from '../failure-domains/index.js';
 
 /**
- * The seed's table, for `ctopo analyze`: read each row as "if all of this disappears tonight,
+ * The failure-domain table, for `ctopo analyze`: read each row as "if all of this disappears tonight,
  * can the survivors still commit a write?"
  *
  * 1. A header: voters, votes, learners, quorum, tolerance, verdict.

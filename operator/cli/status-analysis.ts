@@ -1,4 +1,5 @@
 import type { FailureDomainsResult } from '../failure-domains/index.js';
+import { isRecord } from '../api/json.js';
 
 /**
  * Reads `status.failureDomains` as the operator wrote it: the API's own type, checked, not
@@ -23,9 +24,6 @@ const NUMBERS = [
   'currentFaultTolerance',
 ] as const;
 const LISTS = ['levels', 'domains', 'warnings'] as const;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function analysisFromStatus(status: unknown): StatusAnalysis {
   if (!isRecord(status)) return { ok: false, problem: 'status.failureDomains is not an object' };

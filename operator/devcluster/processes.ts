@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A free TCP port on 127.0.0.1, found by binding port 0 and letting it go. */
 export function freePort(): Promise<number> {
@@ -25,7 +26,7 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+export { sleep };
 
 /**
  * Starts a long-running server detached from this process (so `dev-cluster up` can return),

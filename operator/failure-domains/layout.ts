@@ -5,7 +5,7 @@ import { checkFailureDomainSettings } from './settings.js';
 import type { FailureDomainLevel, FailureDomainSettings, Member } from './types.js';
 
 /**
- * A layout file: the seed's "on paper" method. Write down every voter and what it shares, then
+ * A layout file: the "on paper" method. Write down every voter and what it shares, then
  * let the analysis remove each shared thing and recount.
  *
  * ```yaml

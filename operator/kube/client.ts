@@ -15,7 +15,7 @@ import { ListSplitter } from './list-splitter.js';
  * server's JSON (no model classes): the naming engine evaluates users' JSONPath against exactly
  * what the API sent. An agent reading one object thus never loads the 25 MB client.
  *
- * Every failure is one of two kinds, the two rows of the seed's error table besides 200:
+ * Every failure is one of two kinds, the two rows of the error table besides 200:
  * `ApiError` (the server answered with a status ≥ 400) and `TransportError` (no answer).
  */
 

@@ -9,7 +9,7 @@
  *
  * - `Empty` → (Start) → `Listing`.
  * - `Listing` → list succeeded → `Watching(rv)`, the store is replaced and the poll reported;
- *   list failed → `Backoff(attempt+1)` (the failure is reported too: it is the seed's poll
+ *   list failed → `Backoff(attempt+1)` (the failure is reported too: it is the specified poll
  *   outcome), then `Listing` again.
  * - `Watching(rv)`: ADDED/MODIFIED/DELETED are applied and move rv; BOOKMARK moves rv;
  *   the server closing the stream normally → watch again from rv at once, unless it closed at

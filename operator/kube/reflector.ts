@@ -36,7 +36,7 @@ export interface ReflectorOptions<T extends KubeObject> {
     onDone: (err: unknown) => void,
     idleTimeoutMs: number,
   ) => Promise<WatchHandle>;
-  /** How often to re-list at the latest (the seed's poll). */
+  /** How often to re-list at the latest (the polling interval). */
   resyncMs: number;
   /** A watch silent this long (no event, no bookmark) is taken for dead. */
   idleMs?: number;

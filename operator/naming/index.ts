@@ -1,5 +1,5 @@
 /**
- * Naming: from pods to Erlang-style node names `name@host` (seed 000, "Node names").
+ * Naming: from pods to Erlang-style node names `name@host`.
  *
  * - resolvePeers(pods, settings) → { peers, excluded }: the engine (resolve.ts has the spec);
  *   resolvePod + settlePeers are its two halves, for a cache that keeps verdicts, not pods.

@@ -29,7 +29,7 @@ const HV = 'example.com/hypervisor';
 
 describe('ctopo analyze --layout (offline)', () => {
   it("seed 003 (2+1 over two sites, two voters on one hypervisor): the seed's table, Breaks, exit 1", async () => {
-    const r = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.yaml')]);
+    const r = await runCtopo(['analyze', '--layout', fixture('layouts', 'two-sites.yaml')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Verdict: Breaks');
     expect(r.stdout).toMatch(/\| What disappears +\| Voters left +\| Writes still commit +\|/);
@@ -42,8 +42,8 @@ describe('ctopo analyze --layout (offline)', () => {
   });
 
   it('the JSON layout gives the same analysis; -o json is the analysis document', async () => {
-    const yaml = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), '-o', 'json']);
-    const json = await runCtopo(['analyze', '--layout', fixture('layouts', 'seed-003.json'), '-o', 'json']);
+    const yaml = await runCtopo(['analyze', '--layout', fixture('layouts', 'two-sites.yaml'), '-o', 'json']);
+    const json = await runCtopo(['analyze', '--layout', fixture('layouts', 'two-sites.json'), '-o', 'json']);
     expect(yaml.code).toBe(1);
     expect(JSON.parse(json.stdout)).toEqual(JSON.parse(yaml.stdout));
     expect(JSON.parse(yaml.stdout)).toMatchObject({
@@ -86,7 +86,7 @@ describe('ctopo analyze --layout (offline)', () => {
     [['analyze'], 'give a ClusterTopology NAME (live) or --layout FILE (offline)'],
     [['analyze', '--layout', fixture('layouts', 'none.yaml')], 'no such file'],
     [
-      ['analyze', '--layout', fixture('layouts', 'seed-003.yaml'), '-o', 'yaml'],
+      ['analyze', '--layout', fixture('layouts', 'two-sites.yaml'), '-o', 'yaml'],
       '-o/--output must be table or json',
     ],
   ])('usage mistakes exit 64: %j', async (args, message) => {

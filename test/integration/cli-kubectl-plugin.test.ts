@@ -47,7 +47,7 @@ describe('kubectl ctopo (kubectl plugin)', () => {
   });
 
   it('kubectl ctopo analyze --layout prints the table and passes the exit status through', async () => {
-    const r = await kubectl(['ctopo', 'analyze', '--layout', fixture('layouts', 'seed-003.yaml')]);
+    const r = await kubectl(['ctopo', 'analyze', '--layout', fixture('layouts', 'two-sites.yaml')]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('Verdict: Breaks');
     expect(r.stdout).toMatch(/\| site A \(etcd-1, etcd-2\) +\| 1 of 3 +\| No +\|/);

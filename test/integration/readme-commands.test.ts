@@ -4,23 +4,26 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sharedCluster } from '../support/cluster.js';
+import { privateCluster } from '../support/cluster.js';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
 import { helmBinary } from '../support/helm.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /**
- * The README's promise that every command a reader copies works as printed: each `kubectl` and
- * `helm` line of its `sh` blocks runs, in order and verbatim, against the real control plane.
- * (The `npm` lines are the suite itself and the packaging test; they are not re-run here.)
+ * The docs' promise that every command a reader copies works as printed: each `kubectl` and `helm`
+ * line of the `sh` blocks of the install pages runs, in order and verbatim (continued lines joined),
+ * against a real control plane of its own per page. Lines with a placeholder (`<pod>`) or piped into
+ * another program are for the reader to adapt and are left out. (The `npm` lines are the suite
+ * itself and the packaging test; they are not re-run here.)
  */
 export function clusterCommands(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks
+    .map((b) => b.replace(/\\\n\s*/g, ''))
     .flatMap((b) => b.split('\n'))
     .map((l) => l.replace(/\s+#\s.*$/, '').trim())
-    .filter((l) => /^(kubectl|helm)\s/.test(l));
+    .filter((l) => /^(kubectl|helm)\s/.test(l) && !/<[a-z][^>]*>/.test(l) && !/\|\s*ctopo\b/.test(l));
 }
 
 function sh(
@@ -49,33 +52,47 @@ function sh(
   });
 }
 
-describe("the README's commands", () => {
-  let s: ControlPlaneState;
-  let helmDir = '';
-  afterAll(async () => {
-    if (!s) return;
-    await sh('helm uninstall ctopo -n ctopo-system || true', s, helmDir);
-    await sh('kubectl delete namespace netzlive ctopo-system --wait=false || true', s, helmDir);
+/** The pages a new user installs from, and a command each must contain (so an empty parse fails). */
+const pages: [string, string][] = [
+  ['README.md', 'kubectl -n netzlive get ctopo'],
+  ['examples/README.md', 'kubectl apply -f examples/single-replica.yaml'],
+  ['charts/cluster-topology/README.md', 'helm install ctopo charts/cluster-topology'],
+];
+
+describe("the install pages' commands", () => {
+  it('joins continued lines and leaves out placeholders and pipes into ctopo', () => {
+    const md =
+      '```sh\nhelm install a b \\\n  --set x=1   # why\nkubectl logs <pod>\nkubectl get pods -o json | ctopo resolve -f -\nnpm test\n```\n';
+    expect(clusterCommands(md)).toEqual(['helm install a b --set x=1']);
   });
 
-  it('finds the install commands in the README', async () => {
-    const commands = clusterCommands(await readFile(resolve(repo, 'README.md'), 'utf8'));
-    expect(commands.some((c) => c.startsWith('helm install'))).toBe(true);
-    expect(commands.some((c) => c.startsWith('kubectl -n netzlive get ctopo'))).toBe(true);
-  });
-
-  it('runs every kubectl and helm line as printed, in order', async () => {
-    s = await sharedCluster();
-    helmDir = dirname(await helmBinary());
-    const home = await mkdtemp(join(tmpdir(), 'ctopo-readme-'));
-    const commands = clusterCommands(await readFile(resolve(repo, 'README.md'), 'utf8'));
-    for (const c of commands) {
-      const r = await sh(c, s, helmDir, home);
-      expect({ command: c, code: r.code, out: r.code === 0 ? '' : r.out }).toEqual({
-        command: c,
-        code: 0,
-        out: '',
+  for (const [page, mustHave] of pages) {
+    describe(page, () => {
+      let cluster: { state: ControlPlaneState; stop: () => Promise<void> } | undefined;
+      afterAll(async () => {
+        await cluster?.stop();
       });
-    }
-  }, 600_000);
+
+      it('finds its install commands', async () => {
+        const commands = clusterCommands(await readFile(resolve(repo, page), 'utf8'));
+        expect(commands.some((c) => c.startsWith(mustHave))).toBe(true);
+      });
+
+      it('runs every kubectl and helm line as printed, in order', async () => {
+        cluster = await privateCluster();
+        const s = cluster.state;
+        const helmDir = dirname(await helmBinary());
+        const home = await mkdtemp(join(tmpdir(), 'ctopo-readme-'));
+        const commands = clusterCommands(await readFile(resolve(repo, page), 'utf8'));
+        for (const c of commands) {
+          const r = await sh(c, s, helmDir, home);
+          expect({ command: c, code: r.code, out: r.code === 0 ? '' : r.out }).toEqual({
+            command: c,
+            code: 0,
+            out: '',
+          });
+        }
+      }, 600_000);
+    });
+  }
 });

@@ -1,12 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import {
-  compareSelfName,
-  decideAgentAction,
-  isStatusStale,
-  TROUBLE_CAUSES,
-  type AgentInput,
-} from '../../../operator/agent/round.js';
+import { decideAgentAction, TROUBLE_CAUSES, type AgentInput } from '../../../operator/agent/round.js';
 
 describe('decideAgentAction: the agent never disconnects because of its own trouble', () => {
   it.each(TROUBLE_CAUSES.map((c) => [c]))('%s keeps what the agent has, and says why', (cause) => {
@@ -62,36 +56,5 @@ describe('decideAgentAction: the agent never disconnects because of its own trou
         if (a.action === 'round') expect(a.desired).not.toBe(peers);
       }),
     );
-  });
-});
-
-describe('isStatusStale', () => {
-  const now = new Date('2026-10-09T12:00:00Z');
-  it('is stale when missing, unparseable or too old', () => {
-    expect(isStatusStale(undefined, now, 60_000)).toBe(true);
-    expect(isStatusStale('yesterday', now, 60_000)).toBe(true);
-    expect(isStatusStale('2026-10-09T11:58:59Z', now, 60_000)).toBe(true);
-  });
-  it('is fresh within the limit (including the boundary and a clock slightly ahead)', () => {
-    expect(isStatusStale('2026-10-09T11:59:00Z', now, 60_000)).toBe(false);
-    expect(isStatusStale('2026-10-09T12:00:05Z', now, 60_000)).toBe(false);
-  });
-});
-
-describe('compareSelfName', () => {
-  it('accepts equal names', () => {
-    expect(compareSelfName('web-0@10.0.0.1', 'web-0@10.0.0.1')).toEqual({ ok: true });
-  });
-  it('fails loudly, naming both, when they differ', () => {
-    const r = compareSelfName('web-0@10.0.0.1', 'web-0@web.netzlive.svc.cluster.local');
-    expect(r.ok).toBe(false);
-    if (!r.ok) {
-      expect(r.problem).toContain('"web-0@10.0.0.1"');
-      expect(r.problem).toContain('"web-0@web.netzlive.svc.cluster.local"');
-    }
-  });
-  it('reports an unknown side', () => {
-    expect(compareSelfName(undefined, 'a@b').ok).toBe(false);
-    expect(compareSelfName('a@b', undefined).ok).toBe(false);
   });
 });

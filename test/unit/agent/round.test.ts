@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { completeRound, planRound, stepRound, type RoundResults } from '../../../operator/agent/round.js';
+import { completeRound, planRound, type RoundResults } from '../../../operator/agent/round.js';
 
 const SELF = 'web-0@10.0.0.1';
 const N1 = 'web-1@10.0.0.2';
@@ -95,12 +95,6 @@ describe('planRound / completeRound: the seed examples', () => {
       ],
     });
     expect(out).toMatchObject({ remembered: [N3], failedConnects: [N1, N2], failedDisconnects: [N3] });
-  });
-
-  it('stepRound plans, executes and folds', async () => {
-    const { plan, outcome } = await stepRound([N1], [N2], SELF, async (p) => allOk(p));
-    expect(plan.disconnect).toEqual([N1]);
-    expect(outcome.remembered).toEqual([N2]);
   });
 });
 

@@ -33,7 +33,7 @@ function undeclared(value: unknown, schema: JSONSchema | undefined, path: string
 
 describe('status schema covers everything the operator writes', () => {
   it('declares every field of the failure-domain analysis (rich layouts: within, learners, unknowns, partition)', async () => {
-    for (const file of ['seed-003.yaml', 'three-sites.yaml', 'seed-003-vpn.yaml']) {
+    for (const file of ['two-sites.yaml', 'three-sites.yaml', 'two-sites-vpn.yaml']) {
       const layout = parseLayout(await readFile(join(fixtures, 'layouts', file), 'utf8'));
       if (!layout.ok) throw new Error(layout.problems.join('; '));
       const members = [

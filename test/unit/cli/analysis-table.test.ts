@@ -22,7 +22,7 @@ function row(text: string, what: string): string[] {
 }
 
 describe('formatAnalysisTable', () => {
-  const { members, settings } = loadLayout('seed-003.yaml');
+  const { members, settings } = loadLayout('two-sites.yaml');
   const seed = table(members, settings);
 
   it("reproduces the seed's four rows", () => {
@@ -206,7 +206,7 @@ describe('formatAnalysisTable', () => {
 
 describe('formatAnalysisTable: cuts per site and shared links', () => {
   it("the VPN both sites reach each other through: its own row, transport, never a vote (the source document's table)", () => {
-    const { members, settings } = loadLayout('seed-003-vpn.yaml');
+    const { members, settings } = loadLayout('two-sites-vpn.yaml');
     const t = table(members, settings);
     // The four rows of the source document's table come out exactly.
     expect(row(t, 'site B')).toEqual(['site B (etcd-3)', '2 of 3', 'Yes']);

@@ -78,7 +78,7 @@ describe('ctopo resolve (in process)', () => {
 
 describe('ctopo analyze --layout (in process)', () => {
   it('seed 003: Breaks, exit 1, the seed table', async () => {
-    const r = await runCli(['analyze', '--layout', layout('seed-003.yaml')]);
+    const r = await runCli(['analyze', '--layout', layout('two-sites.yaml')]);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/\| site A \(etcd-1, etcd-2\) +\| 1 of 3 +\| No +\|/);
     expect(r.out).toMatch(/\| site B \(etcd-3\) +\| 2 of 3 +\| Yes +\|/);
@@ -91,7 +91,7 @@ describe('ctopo analyze --layout (in process)', () => {
   });
 
   it('reads the layout from standard input', async () => {
-    const r = await runCli(['analyze', '--layout', '-'], readFileSync(layout('seed-003.json'), 'utf8'));
+    const r = await runCli(['analyze', '--layout', '-'], readFileSync(layout('two-sites.json'), 'utf8'));
     expect(r.code).toBe(1);
   });
 

@@ -5,7 +5,7 @@ import { analyzeFailureDomains } from '../../../operator/failure-domains/index.j
 import { loadLayout, m } from '../failure-domains/helpers.js';
 
 describe('compareLayout', () => {
-  const layout = loadLayout('seed-003.yaml');
+  const layout = loadLayout('two-sites.yaml');
   const live = (members: Parameters<typeof analyzeFailureDomains>[0]) =>
     analyzeFailureDomains(members, { levels: [{ key: 'site' }, { key: 'hypervisor' }] });
 

@@ -13,7 +13,7 @@ import { fixturePath } from './helpers.js';
 const asStored = (a: unknown): unknown => JSON.parse(JSON.stringify(a));
 
 describe('analysisFromStatus', () => {
-  it.each(['seed-003.yaml', 'three-sites.yaml', 'seed-003-vpn.yaml'])(
+  it.each(['two-sites.yaml', 'three-sites.yaml', 'two-sites-vpn.yaml'])(
     'gives back the same table as the analysis of %s',
     (file) => {
       const layout = parseLayout(readFileSync(fixturePath('layouts', file), 'utf8'));

@@ -18,7 +18,7 @@ const dom = (a: FailureDomainAnalysis, level: string, domain: string) => {
 const lvl = (a: FailureDomainAnalysis, key: string) => a.levels.find((l) => l.key === key)!;
 
 describe('seed 003: three voters, 2+1 over sites A and B, site A on one hypervisor', () => {
-  const { members, settings } = loadLayout('seed-003.yaml');
+  const { members, settings } = loadLayout('two-sites.yaml');
   const a = analyzeFailureDomains(members, settings);
 
   it('has the seed arithmetic', () => {
@@ -95,7 +95,7 @@ describe('seed 003: three voters, 2+1 over sites A and B, site A on one hypervis
   });
 
   it('the JSON fixture of the same layout gives the same analysis', () => {
-    const j = loadLayout('seed-003.json');
+    const j = loadLayout('two-sites.json');
     expect(analyzeFailureDomains(j.members, j.settings)).toEqual(a);
   });
 });

@@ -16,7 +16,7 @@ const condition = (members: Member[], settings: FailureDomainSettings) =>
 
 describe('quorumAtRiskCondition', () => {
   it('seed 003: True, naming site A and hypervisor hv-1', () => {
-    const { members, settings } = loadLayout('seed-003.yaml');
+    const { members, settings } = loadLayout('two-sites.yaml');
     expect(condition(members, settings)).toEqual({
       status: 'True',
       reason: 'SingleLossBreaksQuorum',

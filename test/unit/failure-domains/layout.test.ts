@@ -11,7 +11,7 @@ const problemsOf = (text: string): string[] => {
 
 describe('parseLayout: good layouts', () => {
   it('reads the seed layout, with the defaults left to the analysis', () => {
-    const r = parseLayout(fixture('seed-003.yaml'));
+    const r = parseLayout(fixture('two-sites.yaml'));
     expect(r).toEqual({
       ok: true,
       settings: { levels: [{ key: 'site' }, { key: 'hypervisor' }, { key: 'host' }], partitionLevel: 'site' },
@@ -24,7 +24,7 @@ describe('parseLayout: good layouts', () => {
   });
 
   it('reads JSON as well', () => {
-    const r = parseLayout(fixture('seed-003.json'));
+    const r = parseLayout(fixture('two-sites.json'));
     expect(r.ok && r.settings.expectedVoters).toBe(3);
     expect(r.ok && r.members.map((m) => m.name)).toEqual(['etcd-1', 'etcd-2', 'etcd-3']);
   });
