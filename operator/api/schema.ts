@@ -542,6 +542,22 @@ export const statusSchema: JSONSchema = {
         since: str('When this outcome began.', { format: 'date-time' }),
       },
     },
+    lastFailure: {
+      type: 'object',
+      'x-ts-type': 'LastFailure',
+      description:
+        'The latest time the list of pods failed: the first failed answer of that run of failures, when it began and when a list succeeded again. Kept after recovery (until the next failure), so a failure that could not be written while it lasted — the API server itself was down — is still seen.',
+      required: ['code', 'reason', 'since'],
+      properties: {
+        code: str('HTTP status code ("403", "503", …) or "TransportError" of the first failed answer.', {
+          pattern: '^([1-5][0-9][0-9]|TransportError)$',
+        }),
+        reason: str('Reason (Forbidden, ServiceUnavailable, TransportError, …).'),
+        message: str('What the API server or the transport said.'),
+        since: str('When the lists began to fail.', { format: 'date-time' }),
+        until: str('When a list succeeded again; absent while they still fail.', { format: 'date-time' }),
+      },
+    },
     lastPollTime: str('When the pods were last listed.', { format: 'date-time' }),
     conditions: {
       type: 'array',
@@ -588,6 +604,13 @@ export const printerColumns = [
     description: 'Failure-domain verdict',
   },
   { name: 'Last Poll', type: 'date', jsonPath: '.status.lastPollTime' },
+  {
+    name: 'Last Failure',
+    type: 'string',
+    jsonPath: '.status.lastFailure.code',
+    description: 'The first answer of the latest run of failed lists of pods (kubectl describe shows when)',
+    priority: 1,
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

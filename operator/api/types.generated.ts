@@ -34,6 +34,8 @@ export interface ClusterTopologyStatus {
   excluded?: ExcludedPod[];
   /** The outcome of the last list of pods. */
   lastResponse?: LastResponse;
+  /** The latest time the list of pods failed: the first failed answer of that run of failures, when it began and when a list succeeded again. Kept after recovery (until the next failure), so a failure that could not be written while it lasted — the API server itself was down — is still seen. */
+  lastFailure?: LastFailure;
   /** When the pods were last listed. */
   lastPollTime?: string;
   /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority). */
@@ -169,6 +171,19 @@ export interface FailureDomainStatus {
   members: string[];
   /** Members left out of the list. */
   membersNotListed?: number;
+}
+
+export interface LastFailure {
+  /** HTTP status code ("403", "503", …) or "TransportError" of the first failed answer. */
+  code: string;
+  /** Reason (Forbidden, ServiceUnavailable, TransportError, …). */
+  reason: string;
+  /** What the API server or the transport said. */
+  message?: string;
+  /** When the lists began to fail. */
+  since: string;
+  /** When a list succeeded again; absent while they still fail. */
+  until?: string;
 }
 
 export interface LastResponse {

@@ -43,9 +43,14 @@ export interface ControllerConfig {
   legacyStatusHeartbeatMs?: number;
 }
 
-/** What this process knows of a topology it serves: the status it last wrote. */
+/**
+ * What this process knows of a topology it serves: the status it last wrote, and one it planned
+ * since but could not write (its outcome — a TransportError while the API server was down — is
+ * published with the next write).
+ */
 interface Served {
   written?: ClusterTopologyStatus;
+  unwritten?: ClusterTopologyStatus;
 }
 
 export class TopologyController {
@@ -205,6 +210,7 @@ export class TopologyController {
       generation: topology.metadata.generation ?? 0,
       namespace,
       previous: served.written ?? topology.status,
+      ...(served.unwritten ? { unwritten: served.unwritten } : {}),
       admission,
       poll: source.poll,
       pods: source.pods,
@@ -215,10 +221,12 @@ export class TopologyController {
         : {}),
     });
     if (plan.write) {
+      served.unwritten = plan.write.status; // until the write succeeds
       if (!(await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
         return { kind: 'Done' }; // deleted meanwhile
       served.written = plan.write.status;
     }
+    served.unwritten = undefined;
     // The status is current: the Lease may say so (renewed after a successful poll only).
     const poll = source.poll;
     if (poll && admission.spec && topology.metadata.uid)

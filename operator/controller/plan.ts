@@ -16,6 +16,8 @@ export interface ReconcileInput {
   namespace: string;
   /** The status this process last wrote, else the one the object carries. */
   previous: ClusterTopologyStatus | undefined;
+  /** The status this process planned after `previous` and could not write (the write failed). */
+  unwritten?: ClusterTopologyStatus;
   admission: Admission;
   /** The last list of the admitted source's pods; undefined: not listed yet (or refused). */
   poll: PollView | undefined;
@@ -46,6 +48,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
   const status = computeStatus({
     generation: input.generation,
     previous,
+    ...(input.unwritten ? { unwritten: input.unwritten } : {}),
     now,
     spec: admission.spec,
     namespace: admission.ok ? admission.target : (admission.spec?.namespace ?? input.namespace),

@@ -1,4 +1,10 @@
-import type { ClusterTopologyStatus, ExcludedPod, LastResponse, Peer } from '../api/types.generated.js';
+import type {
+  ClusterTopologyStatus,
+  ExcludedPod,
+  LastFailure,
+  LastResponse,
+  Peer,
+} from '../api/types.generated.js';
 import type { ResolvedSpec } from '../api/validate.js';
 import { resolvePod, settlePeers, type PodVerdict, type ResolveSettings } from '../naming/index.js';
 import { READINESS_DEADLOCK_CONDITION, readinessDeadlockRisk } from '../naming/readiness-deadlock.js';
@@ -28,6 +34,11 @@ import { deepEqual } from '../protocol/publish.js';
  * "Last known" is the previous status's list, so an operator restart keeps it too.
  * `lastResponse.since` and each condition's `lastTransitionTime` move only when the outcome
  * changes, so recomputing the same world gives the same status, whenever and wherever.
+ *
+ * `lastFailure` keeps the latest run of failed lists after it ended: its first answer, `since`
+ * and `until` (the first success after it). The outcome (lastResponse, lastFailure) carries over
+ * from a status computed but never written (`unwritten`): while the API server is down nothing
+ * can be written, and its TransportError is published once it is back.
  */
 
 export interface PodView {
@@ -88,6 +99,8 @@ export interface StatusInput {
   refusal?: { reason: string; message: string };
   /** The last list's outcome; undefined: not listed yet. */
   poll?: PollView;
+  /** A status computed after `previous` whose write failed: its outcome carries over. */
+  unwritten?: ClusterTopologyStatus;
   /** The pods the selector matches now, summarized with spec.naming (read only when the last list succeeded). */
   pods: readonly PodSummary[];
   /** Node labels by Node name; undefined for a Node that does not exist (or is not known yet). */
@@ -102,6 +115,23 @@ function responseOf(poll: PollView): Omit<LastResponse, 'since'> {
   return f.code === undefined
     ? { code: 'TransportError', reason: 'TransportError', message: f.message }
     : { code: String(f.code), reason: f.reason, message: f.message };
+}
+
+/**
+ * The latest run of failures: opened by the first failed list (its answer, its time), kept while
+ * the lists fail, closed (`until`) by the first success, kept after that until the next failure.
+ */
+export function nextLastFailure(
+  before: Pick<ClusterTopologyStatus, 'lastResponse' | 'lastFailure'> | undefined,
+  poll: PollView,
+): LastFailure | undefined {
+  const open = before?.lastFailure && before.lastFailure.until === undefined ? before.lastFailure : undefined;
+  if (poll.ok) return open ? { ...open, until: poll.at.toISOString() } : before?.lastFailure;
+  if (open) return open;
+  // A status written before lastFailure existed may already be failing: the run began then.
+  const failing =
+    before?.lastResponse && before.lastResponse.code !== '200' ? before.lastResponse : undefined;
+  return failing ? { ...failing } : { ...responseOf(poll), since: poll.at.toISOString() };
 }
 
 function podReady(p: PodView): boolean {
@@ -130,7 +160,10 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     // A list that is not kept goes out without lastResponse: the status protocol's "unknown"
     // (docs/status-protocol.md), so readers keep what they have instead of reading "empty".
     return finish(
-      { ...(keep && previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}) },
+      {
+        ...(keep && previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}),
+        ...(keep && previous?.lastFailure ? { lastFailure: previous.lastFailure } : {}),
+      },
       keep ? (previous?.peers ?? []) : [],
       keep ? (previous?.excluded ?? []) : [],
       conditions,
@@ -162,11 +195,12 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   }
 
   const response = responseOf(poll);
+  const before = input.unwritten ?? previous;
   const lastResponse: LastResponse = {
     ...response,
-    since:
-      previous?.lastResponse?.code === response.code ? previous.lastResponse.since : poll.at.toISOString(),
+    since: before?.lastResponse?.code === response.code ? before.lastResponse.since : poll.at.toISOString(),
   };
+  const lastFailure = nextLastFailure(before, poll);
 
   let peers: Peer[];
   let excluded: ExcludedPod[];
@@ -229,7 +263,11 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     for (const p of peers) readyByPod.set(p.pod, true);
   }
   const out = finish(
-    { lastResponse, ...(known ? { lastPollTime: poll.at.toISOString() } : {}) },
+    {
+      lastResponse,
+      ...(lastFailure ? { lastFailure } : {}),
+      ...(known ? { lastPollTime: poll.at.toISOString() } : {}),
+    },
     peers,
     excluded,
     conditions,

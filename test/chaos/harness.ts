@@ -190,16 +190,19 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
 
     const t0 = Date.now();
     const now = () => Date.now() - t0;
+    /** Reads the status into the checker; the peer names, or undefined when it could not. */
+    const readStatus = async () => {
+      const from = now();
+      const st = await topologyStatus(s, NS, 'web').catch(() => undefined);
+      if (!st) return undefined;
+      const peers = st.peers?.map((p) => p.nodeName);
+      checker.observeStatus(now(), peers, st.lastResponse !== undefined, from);
+      return peers ?? [];
+    };
     const samplers = [
       (async () => {
         while (!stopping) {
-          const st = await topologyStatus(s, NS, 'web').catch(() => undefined);
-          if (st)
-            checker.observeStatus(
-              now(),
-              st.peers?.map((p) => p.nodeName),
-              st.lastResponse !== undefined,
-            );
+          await readStatus();
           await sleep(700);
         }
       })(),
@@ -211,7 +214,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
             const nodes = await world.nodesOf(full(m.short)).catch(() => undefined);
             if (nodes)
               await checker.observeMesh(now(), full(m.short), nodes, alive, async (n) =>
-                (await names()).includes(n),
+                ((await readStatus()) ?? (await names())).includes(n),
               );
           }
           await sleep(1500);
@@ -284,6 +287,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
             .then(async () => {
               await m.agent.stop('SIGKILL');
               await m.node.stop();
+              checker.markGone(full(m.short), now());
             });
           return;
         }

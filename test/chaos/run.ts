@@ -23,6 +23,7 @@ if (!(minutes > 0) || !Number.isInteger(seed)) {
 }
 const started = Date.now();
 const report = await runChaos({ seed, minutes, log: (l) => console.error(l) });
+for (const n of report.notes) console.error(`note: ${n}`);
 console.log(formatChaosReport(report));
 console.log(`(${((Date.now() - started) / 60_000).toFixed(1)} min in all)`);
 if (values.out) await writeFile(values.out, JSON.stringify(report, null, 2) + '\n');

@@ -335,6 +335,7 @@ describe('the API server stopped and restarted', () => {
           20_000,
         );
         const errorsBefore = await op.metricSum('ctopo_api_responses_total', { code: 'TransportError' });
+        const stoppedAt = Date.now();
         await stopApiserver(s);
         await waitFor(
           'transport errors while the API server is gone',
@@ -343,6 +344,7 @@ describe('the API server stopped and restarted', () => {
           60_000,
         );
         expect(op.exitCode).toBeUndefined();
+        const restartedAt = Date.now();
         await startApiserver(s);
         const backAt = Date.now() / 1000;
         // Once it is back, the last list is still there and fresh changes flow again.
@@ -359,14 +361,32 @@ describe('the API server stopped and restarted', () => {
             })) ?? 0) > backAt,
           120_000,
         );
-        await waitFor(
+        const back = await waitFor(
           'the status to say 200, not Degraded',
           async () => {
             const x = await topologyStatus(s, 'app', 'web');
-            return x?.lastResponse?.code === '200' && condition(x, 'Degraded')?.status === 'False';
+            return x?.lastResponse?.code === '200' && condition(x, 'Degraded')?.status === 'False'
+              ? x
+              : undefined;
           },
           60_000,
         );
+        // Nothing could be written while the API server was gone: the outage is published with
+        // the recovery — its first answer (TransportError), when it began and when it ended —
+        // and the peers went through it unchanged (Retain).
+        expect(back.lastFailure).toMatchObject({ code: 'TransportError', reason: 'TransportError' });
+        expect(back.lastFailure!.message).toBeTruthy();
+        const since = Date.parse(back.lastFailure!.since);
+        const until = Date.parse(back.lastFailure!.until!);
+        expect(since).toBeGreaterThanOrEqual(stoppedAt);
+        expect(since).toBeLessThan(restartedAt);
+        expect(until).toBeGreaterThanOrEqual(restartedAt);
+        expect(back.peers!.map((p) => p.nodeName)).toEqual(['web-0@10.3.0.1', 'web-1@10.3.0.2']);
+        const wide = await kubectlOk(s, ['-n', 'app', 'get', 'ctopo', 'web', '-o', 'wide']);
+        const [header, row] = wide.trim().split('\n');
+        const column = header!.split(/\s{2,}/).indexOf('LAST FAILURE');
+        expect(column).toBeGreaterThan(0);
+        expect(row!.split(/\s+/)[column]).toBe('TransportError');
         await createPod(s, 'app', 'web-5');
         await setPodStatus(s, 'app', 'web-5', { ip: '10.3.0.55' });
         await waitFor(

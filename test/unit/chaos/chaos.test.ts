@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { chaosSchedule, CHAOS_KINDS } from '../../chaos/schedule.js';
-import { InvariantChecker } from '../../chaos/invariants.js';
+import { InvariantChecker, MEND_LIMIT_MS } from '../../chaos/invariants.js';
 
 describe('the chaos script', () => {
   it('is the same for the same seed, and differs for another', () => {
@@ -55,17 +55,47 @@ describe('the invariant checker', () => {
     c.markLeaving('m2', 30_000);
     await c.observeMesh(30_001, 'm0', [], members, listed);
     expect(c.lostConnections).toBe(1);
-    // A loss right after a member left is counted apart (OTP global), not as the agent's.
+    // A loss while a departed member is being disconnected (listed no more, its node not yet
+    // stopped) is counted apart (OTP global), not as the agent's; before or after that, it is not.
     const e = new InvariantChecker();
-    e.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    e.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
     await e.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
     e.markLeaving('m9', 2);
-    await e.observeMesh(5_000, 'm0', ['m2'], members, listed);
-    expect([e.lostConnections, e.lostAfterLeave]).toEqual([0, 1]);
-    await e.observeMesh(26_000, 'm0', ['m1', 'm2'], members, listed);
-    await e.observeMesh(27_000, 'm0', ['m1'], members, listed);
+    await e.observeMesh(3, 'm0', ['m2'], members, listed); // m9 still listed: not global's doing
+    expect([e.lostConnections, e.lostAfterLeave]).toEqual([1, 0]);
+    await e.observeMesh(4, 'm0', ['m1', 'm2'], members, listed);
+    e.observeStatus(10_000, ['m0', 'm1', 'm2'], true);
+    await e.observeMesh(11_000, 'm0', ['m2'], members, listed);
     expect([e.lostConnections, e.lostAfterLeave]).toEqual([1, 1]);
-    // The window starts when the status stops listing the member, not at its deletion.
+    await e.observeMesh(12_000, 'm0', ['m1', 'm2'], members, listed); // mended
+    e.markGone('m9', 13_000);
+    await e.observeMesh(15_000, 'm0', ['m1'], members, listed); // within the grace: in flight
+    expect([e.lostConnections, e.lostAfterLeave]).toEqual([1, 2]);
+    await e.observeMesh(16_000, 'm0', ['m1', 'm2'], members, listed);
+    await e.observeMesh(17_000, 'm0', ['m1', 'm2'], members, listed);
+    await e.observeMesh(20_000, 'm0', ['m2'], members, listed); // m9 long gone
+    expect([e.lostConnections, e.lostAfterLeave]).toEqual([2, 2]);
+    // The agents hear the unlisting on their watch before the checker's read does: a loss seen
+    // before any read shows it is excused once a read after the loss does (the harness re-reads
+    // through `stillListed`) — unless a read begun after the loss still listed the member.
+    const g = new InvariantChecker();
+    g.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
+    await g.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    g.markLeaving('m9', 2);
+    const reread = (c: InvariantChecker, at: number, readFrom: number) => async (n: string) => {
+      c.observeStatus(at, ['m0', 'm1', 'm2'], true, readFrom);
+      return n !== 'm9';
+    };
+    await g.observeMesh(3, 'm0', ['m2'], members, reread(g, 4, 3));
+    expect([g.lostConnections, g.lostAfterLeave]).toEqual([0, 1]);
+    const h = new InvariantChecker();
+    h.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
+    await h.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    h.markLeaving('m9', 2);
+    h.observeStatus(6, ['m0', 'm1', 'm2', 'm9'], true, 5); // still listed in a read begun at 5
+    await h.observeMesh(4, 'm0', ['m2'], members, reread(h, 8, 7));
+    expect([h.lostConnections, h.lostAfterLeave]).toEqual([1, 0]);
+    // An excused drop the agent never mends becomes a lost connection.
     const f = new InvariantChecker();
     f.observeStatus(0, ['m0', 'm1', 'm9'], true);
     await f.observeMesh(1, 'm0', ['m1'], members, listed);
@@ -73,6 +103,10 @@ describe('the invariant checker', () => {
     f.observeStatus(40_000, ['m0', 'm1'], true);
     await f.observeMesh(45_000, 'm0', [], members, listed);
     expect([f.lostConnections, f.lostAfterLeave]).toEqual([0, 1]);
+    await f.observeMesh(45_000 + MEND_LIMIT_MS - 1, 'm0', [], members, listed);
+    expect(f.lostConnections).toBe(0);
+    await f.observeMesh(45_000 + MEND_LIMIT_MS + 1, 'm0', [], members, listed);
+    expect(f.lostConnections).toBe(1);
     const d = new InvariantChecker();
     d.observeStatus(0, ['m0', 'm1'], true);
     await d.observeMesh(1, 'm0', ['m1'], members, listed);

@@ -212,6 +212,49 @@ describe('planReconcile: properties', () => {
     );
   });
 
+  it('a run of failures is published with its first answer and its end, even if no status could be written while it lasted', () => {
+    // Polls only (ok or failed), each status write succeeding or not (the API server down): after
+    // a success that is written, lastFailure names the first failure of the latest run of
+    // failures, its time and the success's time — read off the history, not off the code.
+    const pollStep = fc.oneof(okStep, failStep);
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(pollStep, fc.boolean()), { minLength: 1, maxLength: 10 }),
+        okStep,
+        fc.constantFrom('Retain' as const, 'Disconnect' as const),
+        (history, last, onForbidden) => {
+          let written: ClusterTopologyStatus | undefined;
+          let unwritten: ClusterTopologyStatus | undefined;
+          const steps: Step[] = [...history.map(([step]) => step), last];
+          steps.forEach((step, i) => {
+            const input = { ...inputFor(step, written, (i + 1) * 10, onForbidden), unwritten };
+            const planned = planReconcile(input).write?.status;
+            const writeSucceeds = i === steps.length - 1 || history[i]![1];
+            if (planned && !writeSucceeds) unwritten = planned;
+            else {
+              written = planned ?? written;
+              unwritten = undefined;
+            }
+          });
+          const at = (i: number) => new Date(T0 + (i + 1) * 10_000).toISOString();
+          // The latest run of failures: the last failed step and the failed steps right before it.
+          const end = steps.findLastIndex((x) => x.kind === 'fail');
+          if (end < 0) return void expect(written?.lastFailure).toBeUndefined();
+          let first = end;
+          while (first > 0 && steps[first - 1]!.kind === 'fail') first--;
+          const code = (steps[first] as { code: number | undefined }).code;
+          expect(written?.lastFailure).toEqual({
+            code: code === undefined ? 'TransportError' : String(code),
+            reason: reasonOf(code),
+            message: 'no',
+            since: at(first),
+            until: at(end + 1),
+          });
+        },
+      ),
+    );
+  });
+
   it('writes nothing when the world has not changed since the last write', () => {
     fc.assert(
       fc.property(fc.array(anyStep, { minLength: 1, maxLength: 6 }), (history) => {

@@ -131,6 +131,46 @@ describe("computeStatus: the seed's error table", () => {
       lastTransitionTime: t(30).toISOString(),
     });
   });
+
+  it('lastFailure: opened by the first failed answer, kept through the run, closed by the next success, kept after', () => {
+    expect(ok.lastFailure).toBeUndefined();
+    const failing = computeStatus(base({ previous: ok, poll: fail(undefined, t(10)), now: t(10) }));
+    const first = {
+      code: 'TransportError',
+      reason: 'TransportError',
+      message: 'nope',
+      since: t(10).toISOString(),
+    };
+    expect(failing.lastFailure).toEqual(first);
+    // Another answer in the same run: the run's first answer stays, lastResponse follows.
+    const other = computeStatus(base({ previous: failing, poll: fail(503, t(20)), now: t(20) }));
+    expect(other.lastResponse!.code).toBe('503');
+    expect(other.lastFailure).toEqual(first);
+    const back = computeStatus(base({ previous: other, poll: { ok: true, at: t(30) }, now: t(30) }));
+    expect(back.lastFailure).toEqual({ ...first, until: t(30).toISOString() });
+    const later = computeStatus(base({ previous: back, poll: { ok: true, at: t(40) }, now: t(40) }));
+    expect(later.lastFailure).toEqual(back.lastFailure);
+    const next = computeStatus(base({ previous: later, poll: fail(403, t(50)), now: t(50) }));
+    expect(next.lastFailure).toMatchObject({ code: '403', since: t(50).toISOString() });
+    expect(next.lastFailure!.until).toBeUndefined();
+  });
+
+  it('a failure whose status could not be written (the API server down) is published when the server is back', () => {
+    const failing = computeStatus(base({ previous: ok, poll: fail(undefined, t(10)), now: t(10) }));
+    // `ok` is what the object holds; `failing` never reached it.
+    const back = computeStatus(
+      base({ previous: ok, unwritten: failing, poll: { ok: true, at: t(30) }, now: t(30) }),
+    );
+    expect(back.lastFailure).toEqual({
+      code: 'TransportError',
+      reason: 'TransportError',
+      message: 'nope',
+      since: t(10).toISOString(),
+      until: t(30).toISOString(),
+    });
+    expect(back.lastResponse).toEqual({ code: '200', reason: 'OK', since: t(30).toISOString() });
+    expect(back.peers).toEqual(ok.peers);
+  });
 });
 
 describe('computeStatus: refusals and the first list', () => {
