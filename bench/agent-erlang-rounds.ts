@@ -9,14 +9,20 @@
  * it asked nodes() or connected/disconnected a node) and then execs the real erl_call, so the
  * CPU the agent's reaped children used (cutime + cstime of /proc/PID/stat) is erl_call's own
  * plus one `sh` start per run. The local node's CPU (what answering costs the application) is
- * read from its /proc/PID/stat.
+ * read from its /proc/PID/stat. The agent's resident memory (VmRSS) is read every second of each
+ * window.
+ *
+ * With `ghosts`, that many more pods are listed whose names no node answers to (a thousand real
+ * BEAM nodes do not fit on this machine): the agent retries their connects at every round, so
+ * give such a run a pollingInterval longer than its windows, and the windows measure the agent
+ * holding the list, not the retries (the beam-client bench does the same with its `retry_ms`).
  */
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchCluster } from './bench-cluster.js';
 import { CT_GROUP_PATH } from './bench-cluster.js';
 import { mapLimit } from './concurrency.js';
-import { processCpuSeconds } from './proc.js';
+import { processCpuSeconds, processMemory } from './proc.js';
 import { parseProcStatChildrenCpu } from './agent-calls.js';
 import { CtopoProcess } from '../test/support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../operator/devcluster/beam.js';
@@ -56,16 +62,20 @@ export interface WindowCost {
   erlCallCpu: number;
   localNodeCpu: number;
   agentCpu: number;
+  /** The agent's VmRSS, read every second of the window (bytes). */
+  rssBytes: number[];
 }
 
 export interface ErlangRoundsResult {
   peers: number;
+  /** Listed peers no node answers to. */
+  ghosts: number;
   pollingInterval: string;
   idle: WindowCost;
   /** The minute after one peer's pod was deleted (the round that carried it included). */
-  leave: WindowCost;
+  leave?: WindowCost;
   /** The minute after one new peer's pod got its IP (the round that carried it included). */
-  join: WindowCost;
+  join?: WindowCost;
   otp: string;
 }
 
@@ -81,9 +91,20 @@ const WRAPPER = (real: string, log: string) =>
 export async function measureErlangRounds(
   cluster: BenchCluster,
   dir: string,
-  opts: { peers: number; windowMs: number; pollingInterval: string; log: (l: string) => void },
+  opts: {
+    peers: number;
+    windowMs: number;
+    pollingInterval: string;
+    log: (l: string) => void;
+    /** Default 0. */
+    ghosts?: number;
+    /** Default: only the idle window when there are ghosts, else all three. */
+    changes?: boolean;
+  },
 ): Promise<ErlangRoundsResult> {
   const { peers, windowMs, log } = opts;
+  const ghosts = opts.ghosts ?? 0;
+  const changes = opts.changes ?? ghosts === 0;
   const ns = cluster.namespace;
   const world = await ErlangTestEnv.start({ tmp: dir });
   const stopWorld = onCleanup('BEAM nodes of the erlang rounds', () => world.stop());
@@ -130,11 +151,12 @@ export async function measureErlangRounds(
         contentType: 'application/merge-patch+json',
       });
     const names = ['agent', ...Array.from({ length: peers + 1 }, (_, i) => `peer${i}`)];
-    await mapLimit(names, 16, (n) =>
+    const ghostNames = Array.from({ length: ghosts }, (_, i) => `ghost${i}`);
+    await mapLimit([...names, ...ghostNames], 16, (n) =>
       cluster.kube.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(n) }),
     );
     // peer<peers> is the one that joins later: no IP yet.
-    await mapLimit(names.slice(0, -1), 16, giveIp);
+    await mapLimit([...names.slice(0, -1), ...ghostNames], 16, giveIp);
     await cluster.kube.request('POST', `${CT_GROUP_PATH}/namespaces/${ns}/clustertopologies`, {
       body: {
         apiVersion: 'cluster.netzlive.io/v1alpha1',
@@ -176,7 +198,7 @@ export async function measureErlangRounds(
     );
     stops.push(onCleanup(`erlang agent ${agent.child.pid}`, async () => void (await agent.stop())));
     await agent.port();
-    const deadline = Date.now() + 180_000;
+    const deadline = Date.now() + 180_000 + ghosts * 500;
     while ((await agent.metric('ctopo_agent_connected_peers').catch(() => undefined)) !== peers) {
       if (Date.now() > deadline || agent.exitCode !== undefined)
         throw new Error(`the erlang agent did not connect ${peers} peers: ${agent.output.slice(-2000)}`);
@@ -184,10 +206,22 @@ export async function measureErlangRounds(
     }
     const connectedNow = await world.nodesOf(local.name);
     if (connectedNow.length < peers) throw new Error(`the local node holds ${connectedNow.length} peers`);
-    // Settle: two more rounds after everyone is connected.
-    const r0 = await agent.metricSum('ctopo_agent_rounds_total');
-    while ((await agent.metricSum('ctopo_agent_rounds_total')) < r0 + 2)
-      await new Promise((r) => setTimeout(r, 500));
+    if (ghosts === 0) {
+      // Settle: two more rounds after everyone is connected.
+      const r0 = await agent.metricSum('ctopo_agent_rounds_total');
+      while ((await agent.metricSum('ctopo_agent_rounds_total')) < r0 + 2)
+        await new Promise((r) => setTimeout(r, 500));
+    } else {
+      // Settle: the rounds that retry the ghosts (the agent's first polling timer is its default,
+      // set before it knows the topology's interval) are over once no erl_call ran for 15 s.
+      for (;;) {
+        const runs = parseErlRuns(await readFile(runLog, 'utf8'));
+        const last = runs.length ? runs[runs.length - 1]!.atMs : 0;
+        if (Date.now() - last > 15_000) break;
+        if (Date.now() > deadline) throw new Error('the erlang agent did not settle');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
 
     const pid = agent.child.pid!;
     const window = async (what: string, change?: () => Promise<void>): Promise<WindowCost> => {
@@ -200,7 +234,12 @@ export async function measureErlangRounds(
         agent: await processCpuSeconds(pid),
       };
       await change?.();
-      await new Promise((r) => setTimeout(r, windowMs));
+      const rssBytes: number[] = [];
+      const end = Date.now() + windowMs;
+      while (Date.now() < end) {
+        rssBytes.push((await processMemory(pid)).rssBytes);
+        await new Promise((r) => setTimeout(r, Math.min(1000, Math.max(0, end - Date.now()))));
+      }
       const to = Date.now();
       const runs = parseErlRuns(await readFile(runLog, 'utf8')).filter(
         (x) => x.atMs >= before.at && x.atMs < to,
@@ -215,17 +254,20 @@ export async function measureErlangRounds(
         erlCallCpu: parseProcStatChildrenCpu(await readFile(`/proc/${pid}/stat`, 'utf8')) - before.child,
         localNodeCpu: (await processCpuSeconds(local.pid)) - before.node,
         agentCpu: (await processCpuSeconds(pid)) - before.agent,
+        rssBytes,
       };
     };
     const idle = await window('nothing changing');
+    const base = { peers, ghosts, pollingInterval: opts.pollingInterval, idle, otp };
+    void peerNodes;
+    if (!changes) return base;
     const leave = await window('one peer leaves (its pod deleted)', async () => {
       await cluster.kube.request('DELETE', `/api/v1/namespaces/${ns}/pods/peer0`);
     });
     const join_ = await window('one peer joins (its pod gets an IP)', async () => {
       await giveIp(`peer${peers}`);
     });
-    void peerNodes;
-    return { peers, pollingInterval: opts.pollingInterval, idle, leave, join: join_, otp };
+    return { ...base, leave, join: join_ };
   } finally {
     for (const s of stops.reverse()) await s();
     await stopWorld();

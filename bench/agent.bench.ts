@@ -531,17 +531,29 @@ function erlangRoundFigures(r: ErlangRoundsResult): Figure[] {
       goal: { op: '<=', value: 1 },
       note: `measured: ${r.idle.runs} runs (${kinds(r.idle)}) in ${r.idle.rounds} rounds over ${fmt(r.idle.ms / 1000)} s = ${fmt(perMinute(r.idle.runs, r.idle.ms))} runs a minute; ${cpu(r.idle)}; ${base}`,
     },
+    ...(r.leave && r.join ? changeFigures(r, r.leave, r.join, kinds, cpu) : []),
+  ];
+}
+
+function changeFigures(
+  r: ErlangRoundsResult,
+  leave: WindowCost,
+  join: WindowCost,
+  kinds: (w: WindowCost) => string,
+  cpu: (w: WindowCost) => string,
+): Figure[] {
+  return [
     {
       name: `agent, erlang connector, ${r.peers} peers: erl_call runs in the minute after one peer leaves`,
       unit: 'runs/min',
-      samples: [perMinute(r.leave.runs, r.leave.ms)],
-      note: `${r.leave.runs} runs (${kinds(r.leave)}) in ${r.leave.rounds} rounds: the round that disconnects connects every listed peer again (after a disconnect, global may drop other connections), the others ask nodes() once; ${cpu(r.leave)}`,
+      samples: [perMinute(leave.runs, leave.ms)],
+      note: `${leave.runs} runs (${kinds(leave)}) in ${leave.rounds} rounds: the round that disconnects connects every listed peer again (after a disconnect, global may drop other connections), the others ask nodes() once; ${cpu(leave)}`,
     },
     {
       name: `agent, erlang connector, ${r.peers} peers: erl_call runs in the minute after one peer joins`,
       unit: 'runs/min',
-      samples: [perMinute(r.join.runs, r.join.ms)],
-      note: `${r.join.runs} runs (${kinds(r.join)}) in ${r.join.rounds} rounds: nodes() once a round and one connect for the new peer; ${cpu(r.join)}`,
+      samples: [perMinute(join.runs, join.ms)],
+      note: `${join.runs} runs (${kinds(join)}) in ${join.rounds} rounds: nodes() once a round and one connect for the new peer; ${cpu(join)}`,
     },
   ];
 }

@@ -11,8 +11,11 @@
  *
  * - Memory the client adds: its processes' memory plus the refc binaries they hold, once the
  *   list is applied; and the VM's `erlang:memory(total)` growth from before the client started.
- * - A minute with nothing changing: CPU seconds of the whole VM (/proc), minus the same VM's
- *   idle minute before the client started; connect/disconnect calls in that minute.
+ * - A minute with nothing changing (after the status changes below and 20 s of quiet): CPU
+ *   seconds of the whole VM (/proc), minus the next minute of the same VM holding the same
+ *   connections with the client stopped (stopping the client disconnects nothing) — so the connections' own cost (distribution ticks, `global`,
+ *   schedulers waking for them), which any way of clustering pays, is not counted as the
+ *   client's; connect/disconnect calls in that minute.
  * - Status change → connect_node called: the bench adds one peer to the status (a PATCH of the
  *   status subresource) and waits for the traced call; from the PATCH, and from the moment the
  *   client decoded the event.
@@ -22,17 +25,28 @@
  * Their failed connects are retried after `retry_ms`, set here past the idle minute, so the
  * minute measures the client, not the retry of peers that do not exist (the figure says so).
  *
+ * The sidecar beside it, at the same listed peer counts (bench/agent-erlang-rounds.ts, the
+ * measurement agent.bench.ts makes): the real `ctopo agent --connector erlang` beside a real
+ * local BEAM node, with the real operator, on a control plane of its own per size: its resident
+ * memory (VmRSS), its erl_call runs and the CPU of the agent, of those runs and of the local node
+ * answering them, over the same idle minute. At 1,000 listed peers, 100 run and 900 are names no
+ * node answers to, as for the client; the agent retries those at every round, so that run's
+ * pollingInterval (10m) is set past the minute as the client's retry_ms is; the figure says so.
+ *
  * Knobs: BENCH_BEAM_REAL (100), BENCH_BEAM_CHANGES (30), BENCH_BEAM_IDLE_MS (60000),
- * BENCH_BEAM_SIDECAR (1: run bench/agent.bench.ts too and put its figures beside).
+ * BENCH_BEAM_SIDECAR (1: measure the sidecar too; 2: only the sidecar).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatFigure, type Figure } from './figure.js';
 import { startBenchCluster, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runCleanups } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
-import { percentile } from './stats.js';
+import { percentile, perMinute } from './stats.js';
+import { measureErlangRounds } from './agent-erlang-rounds.js';
+import { startOperator } from '../test/support/operator-process.js';
 import { ErlangTestEnv } from '../operator/devcluster/beam.js';
 import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 
@@ -40,7 +54,7 @@ const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(pro
 const REAL = env('BENCH_BEAM_REAL', 100);
 const CHANGES = env('BENCH_BEAM_CHANGES', 30);
 const IDLE_MS = env('BENCH_BEAM_IDLE_MS', 60_000);
-const SIDECAR = env('BENCH_BEAM_SIDECAR', 1) === 1;
+const SIDECAR = env('BENCH_BEAM_SIDECAR', 1);
 const SIZES = [100, 1000];
 const TOPOLOGY = 'beam';
 const CLOCK_TICKS = 100;
@@ -101,9 +115,11 @@ async function writeStatus(c: BenchCluster, names: readonly string[]): Promise<v
 interface SizeResult {
   peers: number;
   processMemory: number;
+  memoryAfterChanges: number;
   binaryRefs: number;
   vmGrowth: number;
   idleCpu: number;
+  baselineCpu: number;
   idleCalls: number;
   idleReductions: number;
   fromPatch: number[];
@@ -117,7 +133,6 @@ async function measureSize(
   ebin: string,
   real: readonly string[],
   size: number,
-  baselineCpuPerMin: { value?: number },
 ): Promise<SizeResult> {
   const listed = [
     ...real,
@@ -144,12 +159,6 @@ async function measureSize(
     const before = await m.ask('measure', 'measure');
     const pid = before.os_pid as number;
     const childrenBefore = await childProcesses(pid);
-    if (baselineCpuPerMin.value === undefined) {
-      log(`idle minute of a VM without the client`);
-      const c0 = await cpuSeconds(pid);
-      await sleep(IDLE_MS);
-      baselineCpuPerMin.value = ((await cpuSeconds(pid)) - c0) * (60_000 / IDLE_MS);
-    }
     await m.ask('start_client', 'started');
     await m.ask('trace', 'tracing');
     const t0 = Date.now();
@@ -163,15 +172,6 @@ async function measureSize(
     await sleep(5_000);
     const after = await m.ask('measure', 'measure');
     const childrenAfter = await childProcesses(pid);
-
-    log(`${size} peers: idle minute`);
-    const callsFrom = m.lines.length;
-    const cpu0 = await cpuSeconds(pid);
-    const red0 = (await m.ask('measure', 'measure')).reductions as number;
-    await sleep(IDLE_MS);
-    const cpu1 = await cpuSeconds(pid);
-    const red1 = (await m.ask('measure', 'measure')).reductions as number;
-    const idleCalls = m.lines.slice(callsFrom).filter((l) => l.t === 'dist_call').length;
 
     log(`${size} peers: ${CHANGES} status changes`);
     const fromPatch: number[] = [];
@@ -193,12 +193,34 @@ async function measureSize(
       fromPatch.push((call.called_at as number) - tPatch);
       fromEvent.push((call.called_at as number) - (round.status_seen_at as number));
     }
+
+    // The two idle minutes side by side, well after the connections formed (global's own work
+    // on a new mesh would otherwise land in the first one).
+    await sleep(20_000);
+    const afterChanges = await m.ask('measure', 'measure');
+    log(`${size} peers: idle minute`);
+    const callsFrom = m.lines.length;
+    const cpu0 = await cpuSeconds(pid);
+    const red0 = afterChanges.reductions as number;
+    await sleep(IDLE_MS);
+    const cpu1 = await cpuSeconds(pid);
+    const red1 = (await m.ask('measure', 'measure')).reductions as number;
+    const idleCalls = m.lines.slice(callsFrom).filter((l) => l.t === 'dist_call').length;
+
+    log(`${size} peers: idle minute of the same VM and connections, the client stopped`);
+    await m.ask('stop_client', 'stopped');
+    await sleep(5_000);
+    const b0 = await cpuSeconds(pid);
+    await sleep(IDLE_MS);
+    const baselineCpu = ((await cpuSeconds(pid)) - b0) * (60_000 / IDLE_MS);
     return {
       peers: size,
       processMemory: after.process_memory as number,
+      memoryAfterChanges: (afterChanges.process_memory as number) + (afterChanges.binary_refs as number),
       binaryRefs: after.binary_refs as number,
       vmGrowth: (after.vm_total as number) - (before.vm_total as number),
-      idleCpu: (cpu1 - cpu0) * (60_000 / IDLE_MS) - baselineCpuPerMin.value,
+      idleCpu: (cpu1 - cpu0) * (60_000 / IDLE_MS) - baselineCpu,
+      baselineCpu,
       idleCalls: idleCalls * (60_000 / IDLE_MS),
       idleReductions: (red1 - red0) * (60_000 / IDLE_MS),
       fromPatch,
@@ -226,6 +248,13 @@ async function waitLine(
 }
 
 export default async function run(): Promise<Figure[]> {
+  const figures: Figure[] = SIDECAR === 2 ? [] : await client();
+  if (SIDECAR >= 1) for (const size of SIZES) figures.push(...(await sidecar(size)));
+  return figures;
+}
+
+/** The client library at each size (see the file's comment). */
+async function client(): Promise<Figure[]> {
   const figures: Figure[] = [];
   log('control plane');
   const c = await startBenchCluster(log);
@@ -259,9 +288,8 @@ export default async function run(): Promise<Figure[]> {
         }),
     );
     const real = peers.map((p) => p.name);
-    const baseline: { value?: number } = {};
     for (const size of SIZES) {
-      const r = await measureSize(c, erl, ebin, real, size, baseline);
+      const r = await measureSize(c, erl, ebin, real, size);
       const ghosts = size > REAL ? ` (${REAL} running, ${size - REAL} names no node answers to)` : '';
       figures.push(
         {
@@ -269,14 +297,14 @@ export default async function run(): Promise<Figure[]> {
           unit: 'MB',
           samples: [(r.processMemory + r.binaryRefs) / 1e6],
           goal: size === 1000 ? { op: '<=', value: 2 } : undefined,
-          note: `VM total grew ${(r.vmGrowth / 1e6).toFixed(2)} MB from before the client started`,
+          note: `once the list is applied; ${(r.memoryAfterChanges / 1e6).toFixed(3)} MB after ${CHANGES} more status changes; VM total grew ${(r.vmGrowth / 1e6).toFixed(2)} MB from before the client started`,
         } as Figure,
         {
-          name: `client CPU, a minute with nothing changing, ${size} peers (VM minus the same VM idle without it)`,
+          name: `client CPU, a minute with nothing changing, ${size} peers (VM minus the same VM and connections with the client stopped)`,
           unit: 'CPU-s/min',
           samples: [r.idleCpu],
           goal: { op: '<=', value: 0.05 },
-          note: `baseline VM ${baseline.value!.toFixed(3)} CPU-s/min; client reductions ${Math.round(r.idleReductions)}/min`,
+          note: `VM without the client ${r.baselineCpu.toFixed(3)} CPU-s/min; client reductions ${Math.round(r.idleReductions)}/min`,
         },
         {
           name: `client connect/disconnect calls, a minute with nothing changing, ${size} peers`,
@@ -298,8 +326,14 @@ export default async function run(): Promise<Figure[]> {
           name: `status change → connect_node called, from the client decoding the event, ${size} peers`,
           unit: 'ms',
           samples: r.fromEvent,
+          note: `p50 ${percentile(r.fromEvent, 50).toFixed(1)} / p99 ${percentile(r.fromEvent, 99).toFixed(1)} ms`,
+        },
+        {
+          name: `status change → connect_node called, from the client decoding the event, ${size} peers: p99`,
+          unit: 'ms',
+          samples: [percentile(r.fromEvent, 99)],
           goal: { op: '<=', value: 50 },
-          note: `p50 ${percentile(r.fromEvent, 50).toFixed(1)} / p99 ${percentile(r.fromEvent, 99).toFixed(1)} ms (goal is on p99)`,
+          note: `of the ${r.fromEvent.length} changes above; machine load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores when the size finished`,
         },
         {
           name: `extra OS processes the client starts, ${size} peers`,
@@ -308,19 +342,77 @@ export default async function run(): Promise<Figure[]> {
           goal: { op: '<=', value: 0 },
         },
       );
-      for (const f of figures.slice(-6)) log(formatFigure(f));
+      for (const f of figures.slice(-7)) log(formatFigure(f));
     }
   } finally {
     await ProbeNode.stopAll();
     await erl.stop();
     await c.stop();
   }
-  if (SIDECAR) {
-    log('the sidecar agent, same run (bench/agent.bench.ts)');
-    const agent = (await import('./agent.bench.js')).default;
-    for (const f of await agent()) figures.push({ ...f, name: `sidecar: ${f.name}` });
-  }
   return figures;
+}
+
+/** The sidecar agent with the erlang connector at `size` listed peers (see the file's comment). */
+async function sidecar(size: number): Promise<Figure[]> {
+  const real = Math.min(size, REAL);
+  const ghosts = size - real;
+  const pollingInterval = ghosts > 0 ? '10m' : '10s';
+  log(`sidecar at ${size} listed peers (${real} running), pollingInterval ${pollingInterval}`);
+  const c = await startBenchCluster(log);
+  const dir = await mkdtemp(join(tmpdir(), 'ctopo-bench-sidecar-'));
+  const op = startOperator(c.state.kubeconfig, ['--namespaces', c.namespace, '--no-leader-elect']);
+  const stopOp = onCleanup('operator process', async () => void (await op.stop()));
+  try {
+    await op.port();
+    const r = await measureErlangRounds(c, dir, {
+      peers: real,
+      ghosts,
+      windowMs: IDLE_MS,
+      pollingInterval,
+      changes: false,
+      log,
+    });
+    const w = r.idle;
+    const listed = ghosts ? ` (${real} running, ${ghosts} names no node answers to)` : '';
+    const cpuMin = perMinute(w.agentCpu + w.erlCallCpu, w.ms);
+    const runsMin = perMinute(w.runs, w.ms);
+    const retries = ghosts
+      ? `; pollingInterval ${pollingInterval}, past the minute: the agent retries absent peers at every round (one erl_call each)`
+      : `; pollingInterval ${pollingInterval} (the default): one round, so one erl_call asking nodes(), per interval`;
+    const figures: Figure[] = [
+      {
+        name: `sidecar (Node.js agent, erlang connector) at ${size} listed peers${listed}: resident memory (VmRSS)`,
+        unit: 'MB',
+        samples: w.rssBytes.map((b) => b / 1e6),
+        goal: size === 1000 ? { op: '<=', value: 2 } : undefined,
+        note: `a process of its own beside the VM${size === 1000 ? " (the client's goal shown for comparison)" : ''}; ${w.rssBytes.length} readings a second apart over the idle minute`,
+      } as Figure,
+      {
+        name: `sidecar at ${size} listed peers: CPU, a minute with nothing changing (the agent + its erl_call runs)`,
+        unit: 'CPU-s/min',
+        samples: [cpuMin],
+        goal: { op: '<=', value: 0.05 },
+        note: `agent ${perMinute(w.agentCpu, w.ms).toFixed(3)}, erl_call runs (with the recording wrapper's sh) ${perMinute(w.erlCallCpu, w.ms).toFixed(3)} CPU-s/min; the local node's whole VM, its connections and its answers to erl_call included (not counted here, as the client's figure leaves the connections out), ${perMinute(w.localNodeCpu, w.ms).toFixed(3)} CPU-s/min${retries}`,
+      },
+      {
+        name: `sidecar at ${size} listed peers: erl_call runs (extra OS processes, each a distribution connection), a minute with nothing changing`,
+        unit: 'runs/min',
+        samples: [runsMin],
+        goal: { op: '<=', value: 0 },
+        note: `${w.runs} runs in ${(w.ms / 1000).toFixed(0)} s, ${w.rounds} rounds (${
+          Object.entries(w.byKind)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ') || 'none'
+        }); OTP ${r.otp.replace(/"/g, '')}`,
+      },
+    ];
+    for (const f of figures) log(formatFigure(f));
+    return figures;
+  } finally {
+    await stopOp();
+    await rm(dir, { recursive: true, force: true });
+    await c.stop();
+  }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -16,11 +16,21 @@ if (parts[0] < 22 || (parts[0] === 22 && parts[1] < 19)) {
 // grows to 64 MB a semi-space and old space runs far ahead of what is live: at 5,000 pods the
 // operator's resident memory was twice what it held. They run with smaller heap settings
 // instead, by re-executing themselves once with these flags (process.execve: same PID, same
-// signals and streams). CTOPO_RUNTIME_FLAGS replaces the flags; empty keeps Node's defaults.
-var LONG_RUNNING = ['operator', 'agent'];
-var DEFAULT_RUNTIME_FLAGS = '--max-semi-space-size=2';
+// signals and streams). The agent, a sidecar that reads one object and runs a few calls a round,
+// also runs in V8's lite mode (no optimizing compilers: ~3 MB less resident, its CPU is in the
+// calls it runs). CTOPO_RUNTIME_FLAGS replaces the flags; empty keeps Node's defaults.
+var DEFAULT_RUNTIME_FLAGS = {
+  operator: '--max-semi-space-size=2',
+  agent: '--max-semi-space-size=2 --lite-mode',
+};
+var command = process.argv[2];
+var longRunning = Object.prototype.hasOwnProperty.call(DEFAULT_RUNTIME_FLAGS, command);
 var runtimeFlags = (
-  process.env.CTOPO_RUNTIME_FLAGS === undefined ? DEFAULT_RUNTIME_FLAGS : process.env.CTOPO_RUNTIME_FLAGS
+  process.env.CTOPO_RUNTIME_FLAGS === undefined
+    ? longRunning
+      ? DEFAULT_RUNTIME_FLAGS[command]
+      : ''
+    : process.env.CTOPO_RUNTIME_FLAGS
 )
   .split(' ')
   .filter(Boolean);
@@ -36,7 +46,7 @@ function mayExecute(path) {
   }
 }
 if (
-  LONG_RUNNING.indexOf(process.argv[2]) >= 0 &&
+  longRunning &&
   typeof process.execve === 'function' &&
   mayExecute(process.execPath) &&
   runtimeFlags.length > 0 &&

@@ -1,9 +1,9 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectProcessMetrics } from '../observability/metrics.js';
 import { TROUBLE_CAUSES } from './round.js';
 
 export function agentMetrics() {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'ctopo_agent_' });
+  collectProcessMetrics(registry, 'ctopo_agent_');
   const trouble = new Gauge({
     name: 'ctopo_agent_trouble',
     help: '1 while the agent keeps its connections because of this trouble.',

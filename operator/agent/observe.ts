@@ -1,5 +1,5 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
-import { parseDuration } from '../api/validate.js';
+import { parseDuration } from '../api/duration.js';
 import {
   exclusionsOfPod,
   peerNodeNames,

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { API_VERSION } from '../api/schema.js';
-import { parseDuration } from '../api/validate.js';
+import { parseDuration } from '../api/duration.js';
 import { connect } from '../kube/client.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import { startHttpServer } from '../observability/http.js';

@@ -9,6 +9,10 @@ import type {
   NamingSpec,
 } from './types.generated.js';
 import { checkFailureDomainSettings } from '../failure-domains/index.js';
+import { formatSchemaErrors } from '../config/schema-check.js';
+import { parseDuration } from './duration.js';
+
+export { parseDuration };
 
 /**
  * Validates a ClusterTopology spec the way the API server does (the same schema), and fills
@@ -55,38 +59,9 @@ function validator(): ValidateFunction {
   return specValidator;
 }
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** Parses a Go duration ("10s", "1m30s", "250ms") into milliseconds; undefined if it is not one. */
-export function parseDuration(text: string): number | undefined {
-  const re = /([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    matched = re.lastIndex;
-  }
-  return matched === text.length && text.length > 0 ? total : undefined;
-}
-
-export function formatAjvErrors(errors: ErrorObject[] | null | undefined, root: string): string[] {
-  return (errors ?? []).map((e) => {
-    const path = root + e.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
-    if (e.keyword === 'additionalProperties')
-      return `${path}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
-    if (e.keyword === 'enum')
-      return `${path}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    return `${path}: ${e.message ?? e.keyword}`;
-  });
-}
+/** Ajv's errors as lines, `root` standing for the checked value: `spec.selector: must be string`. */
+export const formatAjvErrors: (errors: ErrorObject[] | null | undefined, root: string) => string[] =
+  formatSchemaErrors;
 
 export type SpecCheck = { ok: true; spec: ResolvedSpec } | { ok: false; problems: string[] };
 

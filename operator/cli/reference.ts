@@ -81,7 +81,14 @@ async function metricsTable(
   prefix: string,
 ): Promise<string> {
   const all = await registry.getMetricsAsJSON();
-  const ours = all.filter((m) => !m.name.startsWith(prefix)).sort((a, b) => a.name.localeCompare(b.name));
+  // The process figures (`PREFIXprocess_…`, `PREFIXnodejs_…`) are named in one line below.
+  const process = (name: string) =>
+    name.startsWith(`${prefix}process_`) || name.startsWith(`${prefix}nodejs_`);
+  const ours = all.filter((m) => !process(m.name)).sort((a, b) => a.name.localeCompare(b.name));
+  const figures = all
+    .filter((m) => process(m.name))
+    .map((m) => `\`${m.name.slice(prefix.length)}\``)
+    .sort();
   return [
     `### ${title}`,
     '',
@@ -89,7 +96,7 @@ async function metricsTable(
     '| --- | --- | --- |',
     ...ours.map((m) => `| \`${m.name}\` | ${String(m.type)} | ${cell(m.help)} |`),
     '',
-    `Plus Node.js process metrics prefixed \`${prefix}\`.`,
+    `Plus the process's own figures, prefixed \`${prefix}\`: ${figures.join(', ')}.`,
   ].join('\n');
 }
 

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { parse as parseYaml } from 'yaml';
-import { makeAjv, formatAjvErrors } from '../api/validate.js';
+import { checkSchema, formatSchemaErrors, type CheckedSchema } from './schema-check.js';
 import { UsageError } from './usage-error.js';
+
+/** `yaml` only when a --config file is read: the agent in a pod is configured by flags and env. */
+const parseYaml = (text: string): unknown =>
+  (createRequire(import.meta.url)('yaml') as { parse(t: string): unknown }).parse(text);
 
 /**
  * A process's own configuration, from (lowest first) defaults, an optional file (`--config`,
@@ -81,10 +85,10 @@ export function helpFor(spec: OptionsSpec): string {
   );
 }
 
-function schemaFor(spec: OptionsSpec): object {
-  const properties: Record<string, object> = {};
+function schemaFor(spec: OptionsSpec): CheckedSchema {
+  const properties: Record<string, CheckedSchema> = {};
   for (const [k, o] of Object.entries(spec)) {
-    const base: Record<string, unknown> = { description: o.description };
+    const base: CheckedSchema = { description: o.description };
     if (o.type === 'integer')
       Object.assign(base, { type: 'integer', ...(o.minimum !== undefined ? { minimum: o.minimum } : {}) });
     else if (o.type === 'boolean') base.type = 'boolean';
@@ -157,9 +161,8 @@ export function loadConfig<T>(
     const v = flags[kebab(k)];
     if (v !== undefined) merged[k] = coerce(k, o, v, `--${kebab(k)}:`);
   }
-  const ajv = makeAjv();
-  const validate = ajv.compile(schemaFor(spec));
-  if (!validate(merged))
-    throw new UsageError(`invalid configuration: ${formatAjvErrors(validate.errors, 'config').join('; ')}`);
+  const errors = checkSchema(schemaFor(spec), merged);
+  if (errors.length)
+    throw new UsageError(`invalid configuration: ${formatSchemaErrors(errors, 'config').join('; ')}`);
   return merged as T;
 }

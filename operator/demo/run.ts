@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { access, constants, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, constants, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { installCrd } from '../devcluster/crd.js';
 import { GROUP, PLURAL, VERSION } from '../api/schema.js';
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../devcluster/control-plane.js';
-import { ErlangTestEnv } from '../devcluster/beam.js';
+import { compileBeamClient, ErlangTestEnv } from '../devcluster/beam.js';
 import { connect, type Kube } from '../kube/client.js';
 import { formatResolveTable } from '../cli/resolve-format.js';
 import { formatAnalysisTable } from '../cli/analysis-table.js';
@@ -17,14 +17,21 @@ import { peerListOf } from '../protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
-const ctopo = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'), 'bin', 'ctopo.js');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const ctopo = join(repoRoot, 'bin', 'ctopo.js');
+/** The demo nodes' module: starts the client library under a supervisor, reports its state. */
+const demoModule = join(repoRoot, 'operator', 'demo', 'beam', 'ct_demo.erl');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface DemoOptions {
   dir?: string;
   keep: boolean;
-  /** Default: erlang where erl and erl_call are on PATH, else file. */
-  connector?: 'erlang' | 'file';
+  /**
+   * How the BEAM nodes join. Default: `library` (each node runs the OTP client library) where
+   * erl, erlc and erl_call are on PATH, else `file`. `erlang` and `file`: the sidecar agent with
+   * that connector.
+   */
+  connector?: 'library' | 'erlang' | 'file';
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -43,8 +50,7 @@ async function hasErlang(): Promise<boolean> {
   for (const dir of (process.env.PATH ?? '').split(':'))
     if (dir)
       try {
-        await access(join(dir, 'erl_call'), constants.X_OK);
-        await access(join(dir, 'erl'), constants.X_OK);
+        for (const p of ['erl_call', 'erl', 'erlc']) await access(join(dir, p), constants.X_OK);
         return true;
       } catch {
         /* next */
@@ -148,7 +154,61 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       ...connector,
     ];
     let membership: string[] = [];
-    if ((o.connector ?? ((await hasErlang()) ? 'erlang' : 'file')) === 'erlang') {
+    const reports: string[] = [];
+    const mode = o.connector ?? ((await hasErlang()) ? 'library' : 'file');
+    if (mode === 'library') {
+      o.err('demo: starting real BEAM nodes, each running the OTP client library (clients/beam), no sidecar');
+      erl = await ErlangTestEnv.start();
+      const ebin = join(dir, 'beam-ebin');
+      await compileBeamClient(ebin, [demoModule]);
+      for (const p of pods.filter((x) => x.beam)) {
+        const short = p.beam!.split('@')[0]!;
+        const config = join(dir, `client-${short}.json`);
+        await writeFile(
+          config,
+          JSON.stringify({
+            name: TOPOLOGY,
+            namespace: NAMESPACE,
+            api_url: s.server,
+            ca_file: s.pki.caCert,
+            cert_file: join(s.pki.dir, 'admin.crt'),
+            key_file: join(s.pki.dir, 'admin.key'),
+            pod_name: (p.pod.metadata as { name: string }).name,
+          }),
+        );
+        await erl.startNode(short, {
+          args: ['-pa', ebin, '-eval', 'ct_demo:start()'],
+          env: { CT_DEMO_CONFIG: config },
+        });
+      }
+      await waitFor(
+        'the BEAM nodes to mesh',
+        async () => {
+          for (const m of members)
+            if ((await erl!.nodesOf(m)).length !== members.length - 1) return undefined;
+          return true;
+        },
+        60_000,
+      );
+      for (const m of members) membership.push(`  ${m} sees: ${(await erl.nodesOf(m)).join(', ')}`);
+      const report = async (m: string) => {
+        const file = join(dir, `report-${m.split('@')[0]!}.txt`);
+        const r = await erl!.rpc(m, `ct_demo report ["${file}"]`);
+        if (r.code !== 0) throw new Error(`demo: ${m} did not report: ${r.stderr || r.stdout}`);
+        return (await readFile(file, 'utf8')).trimEnd();
+      };
+      // A node that dialled a peer not started yet retries it after the client's retry_ms (5 s):
+      // show the reports once those retries ran, or as they are after 15 s.
+      const settled = Date.now() + 15_000;
+      for (;;) {
+        const now = await Promise.all(members.map(report));
+        if (now.every((t) => / 0 failed,/.test(t)) || Date.now() > settled) {
+          reports.push(...now);
+          break;
+        }
+        await sleep(1000);
+      }
+    } else if (mode === 'erlang') {
       o.err('demo: starting real BEAM nodes, each with an agent (erlang connector)');
       erl = await ErlangTestEnv.start();
       for (const p of pods.filter((x) => x.beam)) {
@@ -231,6 +291,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(
       `\n${erl ? 'ERLANG CLUSTER MEMBERSHIP (nodes() of each node)' : 'PEERS AS THE AGENT SEES THEM'}\n${membership.join('\n')}`,
     );
+    if (reports.length)
+      o.out(
+        `\nWHAT EACH NODE'S CLIENT REPORTS (cluster_topology:state(), summarised)\n${reports.join('\n')}`,
+      );
     o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (o.keep)
       o.out(

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { constants as fsConstants, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -222,6 +223,8 @@ export interface StartNodeOptions {
   readonly cookie?: string;
   /** More `erl` arguments, e.g. `-connect_all false` (no transitive meshing by global). */
   readonly args?: readonly string[];
+  /** More environment for the node. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export class BeamNode {
@@ -361,7 +364,7 @@ export class ErlangTestEnv {
         '-eval',
         WATCHDOG,
       ],
-      { env: this.childEnv(home), stdio: ['pipe', 'ignore', 'pipe'] },
+      { env: { ...this.childEnv(home), ...opts.env }, stdio: ['pipe', 'ignore', 'pipe'] },
     );
     live.add(child);
     let stderr = '';
@@ -467,4 +470,32 @@ export function processAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** The OTP client library's source (clients/beam in this repository). */
+export const beamClientDir = join(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
+  'clients',
+  'beam',
+);
+
+/**
+ * Compiles the OTP client library into `ebin` (with its .app file), then `extra` modules that
+ * use it (a test probe, the demo's node module).
+ */
+export async function compileBeamClient(ebin: string, extra: readonly string[] = []): Promise<void> {
+  await mkdir(ebin, { recursive: true });
+  const src = join(beamClientDir, 'src');
+  const files = (await readdir(src)).filter((f) => f.endsWith('.erl')).map((f) => join(src, f));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: ebin, LANG: 'C' };
+  const r = await run('erlc', ['+warnings_as_errors', '-o', ebin, ...files], env, 120_000);
+  if (r.code !== 0) throw new Error(`erlc failed: ${r.stdout}${r.stderr}`);
+  if (extra.length) {
+    const x = await run('erlc', ['-pa', ebin, '-o', ebin, ...extra], env, 60_000);
+    if (x.code !== 0) throw new Error(`erlc failed: ${x.stdout}${x.stderr}`);
+  }
+  await writeFile(
+    join(ebin, 'cluster_topology.app'),
+    await readFile(join(src, 'cluster_topology.app.src'), 'utf8'),
+  );
 }

@@ -4,9 +4,19 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import { createRequire } from 'node:module';
 
-/** `yaml` only when a kubeconfig is read: in a pod the service account needs no parser. */
-const parseYaml = (text: string): unknown =>
-  (createRequire(import.meta.url)('yaml') as { parse(t: string): unknown }).parse(text);
+/**
+ * A kubeconfig's text: JSON (kubectl writes it with `-o json`) without a parser module, anything
+ * else with `yaml`, loaded only then: in a pod the service account needs neither.
+ */
+function parseKubeconfig(text: string): unknown {
+  if (/^\s*\{/.test(text))
+    try {
+      return JSON.parse(text);
+    } catch {
+      // not JSON after all: YAML's flow style also starts with "{"
+    }
+  return (createRequire(import.meta.url)('yaml') as { parse(t: string): unknown }).parse(text);
+}
 
 /**
  * Where the API server is and how to authenticate to it, without @kubernetes/client-node: the
@@ -113,7 +123,7 @@ const USER_KEYS = new Set([
  * `server` and `namespace` are read either way, so a delegated client still knows them at once.
  */
 export function kubeconfigCredentials(path: string): CredentialSource {
-  const doc = parseYaml(readFileSync(path, 'utf8')) as KubeconfigFile | null;
+  const doc = parseKubeconfig(readFileSync(path, 'utf8')) as KubeconfigFile | null;
   const base = dirname(resolve(path));
   const file = (p: unknown) => (isAbsolute(String(p)) ? String(p) : join(base, String(p)));
   const name = doc?.['current-context'];

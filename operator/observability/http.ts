@@ -1,5 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { Registry } from 'prom-client';
+import type { Server } from 'node:http';
+
+/** What /metrics serves: prom-client's Registry or observability/metrics.ts's. */
+export interface MetricsSource {
+  metrics(): Promise<string>;
+  readonly contentType: string;
+}
 
 export interface HealthSource {
   /** Empty when ready; otherwise what is not ready yet, for a person. */
@@ -13,9 +18,12 @@ export interface HealthSource {
 export function startHttpServer(
   host: string,
   port: number,
-  registry: Registry,
+  registry: MetricsSource,
   health: HealthSource,
 ): Promise<Server> {
+  // Not `import … from 'node:http'`: an ES module import of node:http reads every export, and its
+  // lazy WebSocket getters then load the bundled undici and http2 (~5 MB resident).
+  const { createServer } = process.getBuiltinModule('node:http');
   const server = createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -218,7 +218,15 @@ describe('the chart RBAC on a real API server', () => {
       const agentEnv = resolveEnv(agent!.env ?? [], fields);
       expect(fromEnvSh).toBe(`name ${agentEnv.RELEASE_NODE}`);
       expect(agentEnv.RELEASE_DISTRIBUTION).toBe('name');
-      expect(agent!.args).toEqual(['agent', '--topology', 'web', '--connector', 'erlang']);
+      expect(agent!.args).toEqual([
+        'agent',
+        '--topology',
+        'web',
+        '--connector',
+        'erlang',
+        '--state-file',
+        '/tmp/ctopo-agent-state.json',
+      ]);
       expected.set(p.name, fromEnvSh.replace(/^name /, ''));
     }
     // A matching pod in a namespace the chart does not grant: never seen.

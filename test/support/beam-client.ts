@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErlangTestEnv } from './erlang.js';
-import { run } from './erlang.js';
+import { compileBeamClient } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -17,25 +17,14 @@ import { waitFor } from './wait.js';
  */
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const clientDir = join(repoRoot, 'clients', 'beam');
+export { beamClientDir as clientDir } from './erlang.js';
 const probeSource = join(repoRoot, 'test', 'fixtures', 'beam-client', 'ct_probe.erl');
 
 /** Compiles the library and the probe into `<dir>/ebin`; returns that directory. */
 export async function buildClient(dir?: string): Promise<string> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'ctopo-beamclient-')));
   const ebin = join(root, 'ebin');
-  await mkdir(ebin, { recursive: true });
-  const src = join(clientDir, 'src');
-  const files = (await readdir(src)).filter((f) => f.endsWith('.erl')).map((f) => join(src, f));
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LANG: 'C' };
-  const r = await run('erlc', ['+warnings_as_errors', '-o', ebin, ...files], env, 120_000);
-  if (r.code !== 0) throw new Error(`erlc failed: ${r.stdout}${r.stderr}`);
-  const p = await run('erlc', ['-pa', ebin, '-o', ebin, probeSource], env, 60_000);
-  if (p.code !== 0) throw new Error(`erlc (probe) failed: ${p.stdout}${p.stderr}`);
-  await writeFile(
-    join(ebin, 'cluster_topology.app'),
-    await readFile(join(src, 'cluster_topology.app.src'), 'utf8'),
-  );
+  await compileBeamClient(ebin, [probeSource]);
   return ebin;
 }
 

@@ -24,6 +24,8 @@
     liveness :: map(),
     liveness_timer :: undefined | reference(),
     remembered = [] :: [binary()],
+    %% The list the last round was for: a node not in it is new, and is connected first.
+    previous = [] :: [binary()],
     running :: undefined | {reference(), integer(), map()},
     pending :: undefined | {[binary()], integer()},
     last_round :: undefined | map(),
@@ -77,10 +79,10 @@ init(#{namespace := NS, name := Name} = Conf) ->
     logger:set_process_metadata(#{topology => <<NS/binary, "/", Name/binary>>}),
     ok = net_kernel:monitor_nodes(true, [nodedown_reason]),
     Self = atom_to_binary(node(), utf8),
-    Readers0 = #{topology => cluster_topology_reader:start_link(self(), topology, Conf)},
+    Readers0 = #{topology => start_reader(topology, Conf)},
     Readers =
         case maps:get(lease, Conf) of
-            true -> Readers0#{lease => cluster_topology_reader:start_link(self(), lease, Conf)};
+            true -> Readers0#{lease => start_reader(lease, Conf)};
             false -> Readers0
         end,
     S = #s{
@@ -95,7 +97,7 @@ init(#{namespace := NS, name := Name} = Conf) ->
     {ok, S}.
 
 handle_call(state, _From, S) ->
-    {reply, report(S), S};
+    {reply, report(S), S, hibernate};
 handle_call(_, _From, S) ->
     {reply, {error, unknown_call}, S}.
 
@@ -103,11 +105,13 @@ handle_cast(_, S) ->
     {noreply, S}.
 
 handle_info({cluster_topology_read, topology, Event}, S) ->
-    {noreply, topology_event(Event, S)};
+    %% A status event and a round's results are the large messages (a term per peer); after them
+    %% the heap is shrunk to what is kept, instead of staying as large as the largest message.
+    {noreply, topology_event(Event, S), hibernate};
 handle_info({cluster_topology_read, lease, Event}, S) ->
     {noreply, lease_event(Event, S)};
 handle_info({'DOWN', Ref, process, _, Result}, #s{running = {Ref, _, _}} = S) ->
-    {noreply, round_done(Result, S)};
+    {noreply, round_done(Result, S), hibernate};
 handle_info(retry, S) ->
     {noreply, submit(S#s{retry_timer = undefined})};
 handle_info(liveness_check, S) ->
@@ -121,7 +125,7 @@ handle_info({'EXIT', Pid, Why}, #s{readers = R} = S) ->
         [Kind] ->
             %% A reader never ends by itself; if it crashed, start it again (its trouble was reported).
             logger:error("cluster_topology: the ~p reader stopped (~0p); starting it again", [Kind, Why]),
-            {noreply, S#s{readers = R#{Kind => cluster_topology_reader:start_link(self(), Kind, S#s.conf)}}};
+            {noreply, S#s{readers = R#{Kind => start_reader(Kind, S#s.conf)}}};
         [] when Why =:= normal ->
             {noreply, S};
         [] ->
@@ -137,8 +141,8 @@ terminate(_, #s{readers = R}) ->
 %% ---------------------------------------------------------------------------------------------
 %% What the readers tell
 
-topology_event({object, Obj, At}, S) ->
-    case cluster_topology_status:interpret(Obj, maps:get(max_peers, S#s.conf)) of
+topology_event({object, Meaning, At}, S) ->
+    case Meaning of
         {current, Cur} ->
             S1 = clear_trouble([object_gone, malformed, no_status], S),
             %% The round starts first: logs and the hook never delay a connect.
@@ -171,6 +175,14 @@ lease_event({trouble, _Cause, Detail}, S) ->
     set_liveness(S#s{lease = {unreadable, Detail}}).
 
 desired(#{peers := Peers}) -> cluster_topology_status:node_names(Peers).
+
+%% The topology reader hands over what the status means (the decoded object stays in the
+%% reader); the Lease reader hands over the Lease's spec.
+start_reader(topology, #{max_peers := Max} = Conf) ->
+    cluster_topology_reader:start_link(self(), topology, Conf,
+        fun(Obj) -> cluster_topology_status:interpret(Obj, Max) end);
+start_reader(lease, Conf) ->
+    cluster_topology_reader:start_link(self(), lease, Conf, fun(Obj) -> maps:with([<<"spec">>], Obj) end).
 
 set_trouble(Cause, Detail, #s{trouble = T} = S) ->
     case T of
@@ -254,17 +266,20 @@ submit(#s{pending = undefined, status = Cur} = S) when is_map(Cur) ->
 submit(S) ->
     S.
 
-start_round(Desired, SeenAt, #s{remembered = Rem, self = Self, conf = C} = S) ->
-    Plan = cluster_topology_round:plan(Rem, Desired, Self),
+start_round(Desired, SeenAt, #s{remembered = Rem, self = Self, conf = C, previous = Prev} = S) ->
+    Plan = cluster_topology_round:plan(Rem, Desired, Self, Prev),
     Opts = #{concurrency => maps:get(connect_concurrency, C)},
     {_, Ref} = spawn_monitor(fun() -> exit({round, cluster_topology_round:execute(Plan, Opts)}) end),
-    S#s{running = {Ref, SeenAt, Plan}}.
+    S#s{running = {Ref, SeenAt, Plan}, previous = Desired}.
 
 round_done(Result, #s{running = {_, SeenAt, Plan}} = S) ->
     S1 = S#s{running = undefined},
     S2 =
         case Result of
-            {round, #{results := Results, called := Called, first_connect_at := First}} ->
+            {round, #{results := Results, called := Called0, first_connect_at := First}} ->
+                %% The names in the round's answer are copies; the plan's are the ones this
+                %% process already holds (in the status): keep those, not a second copy of each.
+                Called = shared_names(Called0, maps:get(connect, Plan)),
                 Out = cluster_topology_round:complete(Plan, Results),
                 log_round(Out, Called),
                 Report = Out#{called => Called, status_seen_at => SeenAt, first_connect_at => First,
@@ -281,6 +296,11 @@ round_done(Result, #s{running = {_, SeenAt, Plan}} = S) ->
                 schedule_retry(maps:get(retry_ms, S#s.conf), S1)
         end,
     submit_pending(S2).
+
+shared_names([], _) -> [];
+shared_names(Copies, Own) ->
+    Set = maps:from_list([{N, true} || N <- Copies]),
+    [N || N <- Own, is_map_key(N, Set)].
 
 submit_pending(#s{pending = undefined} = S) -> S;
 submit_pending(S) -> submit(S).
@@ -301,9 +321,24 @@ log_round(#{connected := _, failed_connects := F, disconnected := D, failed_disc
     Called =/= [] andalso
         logger:info("cluster_topology: connect_node called for ~b peer(s), ~b failed", [length(Called), length(F)]),
     [logger:info("cluster_topology: disconnected ~s: no longer listed", [N], #{peer => N}) || N <- D],
-    [logger:warning("cluster_topology: could not connect ~s (~0p); retrying", [N, Why], #{peer => N}) || {N, Why} <- F],
-    [logger:warning("cluster_topology: could not disconnect ~s (~0p); retrying", [N, Why], #{peer => N}) || {N, Why} <- FD],
+    failed_report("connect", F),
+    failed_report("disconnect", FD),
     ok.
+
+%% A few failures are told one by one; many (a list naming hosts that are gone) in one report,
+%% so that a round does not flood the logger (whose overload protection would then make this
+%% process wait for the handler, delaying the next round).
+-define(FAILURES_TOLD, 5).
+failed_report(_, []) ->
+    ok;
+failed_report(What, F) when length(F) =< ?FAILURES_TOLD ->
+    [logger:warning("cluster_topology: could not ~s ~s (~0p); retrying", [What, N, Why], #{peer => N}) || {N, Why} <- F],
+    ok;
+failed_report(What, F) ->
+    {First, _} = lists:split(?FAILURES_TOLD, F),
+    logger:warning("cluster_topology: could not ~s ~b peers (~s, ...); retrying; state() lists them all",
+        [What, length(F), lists:join(", ", [[N, " (", io_lib:format("~0p", [Why]), ")"] || {N, Why} <- First])],
+        #{failed => length(F)}).
 
 %% ---------------------------------------------------------------------------------------------
 %% State and hook

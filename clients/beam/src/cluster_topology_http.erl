@@ -263,7 +263,7 @@ next_chunk(#conn{buf = B, max = Max} = C) ->
                 _ ->
                     C1 = fill(C#conn{buf = Rest}, Size + 2),
                     <<Data:Size/binary, "\r\n", Rest1/binary>> = C1#conn.buf,
-                    {data, Data, C1#conn{buf = Rest1}}
+                    {data, Data, C1#conn{buf = detach(Rest1)}}
             end
     end.
 
@@ -275,7 +275,7 @@ next_line(#conn{data = D, max = Max} = C) ->
     case binary:match(D, <<"\n">>) of
         {Pos, 1} ->
             <<Line:Pos/binary, "\n", Rest/binary>> = D,
-            {line, Line, C#conn{data = Rest}};
+            {line, Line, C#conn{data = detach(Rest)}};
         nomatch when byte_size(D) > Max ->
             throw({http, {event_too_large, Max}});
         nomatch ->
@@ -301,3 +301,9 @@ more_data(#conn{chunked = false, buf = B, data = D} = C) ->
         _ ->
             {ok, C#conn{buf = <<>>, data = <<D/binary, B/binary>>}}
     end.
+
+%% What is left of a buffer once an event or chunk was taken from it, as a binary of its own: a
+%% sub-binary would keep the whole buffer (the size of the last event) alive while the watch
+%% waits, possibly for minutes.
+detach(<<>>) -> <<>>;
+detach(B) -> binary:copy(B).

@@ -22,7 +22,7 @@ check(Name) when is_binary(Name) ->
         [<<>>, _] ->
             {error, <<"the name part (before @) is empty">>};
         [N, H] ->
-            case all_bytes(N, fun name_char/1) of
+            case name_chars(N) of
                 false -> {error, <<"the name part (before @) may only hold letters, digits, _ and -">>};
                 true -> check_host(H)
             end
@@ -47,8 +47,9 @@ check_host(H) ->
     end.
 
 is_ip(H) ->
-    %% Only ASCII reaches the address parser; it takes charlists.
-    all_bytes(H, fun(C) -> C >= 16#21 andalso C =< 16#7e end) andalso
+    %% Only what can be an address reaches the address parser (it takes charlists): IPv4 is
+    %% digits and dots, IPv6 holds a colon (which no DNS name does).
+    (ipv4_chars(H) orelse binary:match(H, <<":">>) =/= nomatch) andalso printable(H) andalso
         case inet:parse_strict_address(binary_to_list(H)) of
             {ok, _} -> true;
             _ -> false
@@ -61,10 +62,23 @@ is_label(L) when byte_size(L) < 1; byte_size(L) > 63 -> false;
 is_label(L) ->
     First = binary:first(L),
     Last = binary:last(L),
-    First =/= $- andalso Last =/= $- andalso all_bytes(L, fun label_char/1).
+    First =/= $- andalso Last =/= $- andalso label_chars(L).
 
-name_char(C) -> alnum(C) orelse C =:= $_ orelse C =:= $-.
-label_char(C) -> alnum(C) orelse C =:= $-.
-alnum(C) -> (C >= $a andalso C =< $z) orelse (C >= $A andalso C =< $Z) orelse (C >= $0 andalso C =< $9).
+%% Byte loops (a name is checked for every listed peer at every status change).
+-define(ALNUM(C), ((C >= $a andalso C =< $z) orelse (C >= $A andalso C =< $Z) orelse (C >= $0 andalso C =< $9))).
 
-all_bytes(B, F) -> lists:all(F, binary_to_list(B)).
+name_chars(<<C, R/binary>>) when ?ALNUM(C); C =:= $_; C =:= $- -> name_chars(R);
+name_chars(<<>>) -> true;
+name_chars(_) -> false.
+
+label_chars(<<C, R/binary>>) when ?ALNUM(C); C =:= $- -> label_chars(R);
+label_chars(<<>>) -> true;
+label_chars(_) -> false.
+
+ipv4_chars(<<C, R/binary>>) when C >= $0, C =< $9; C =:= $. -> ipv4_chars(R);
+ipv4_chars(<<>>) -> true;
+ipv4_chars(_) -> false.
+
+printable(<<C, R/binary>>) when C >= 16#21, C =< 16#7e -> printable(R);
+printable(<<>>) -> true;
+printable(_) -> false.

@@ -3,7 +3,7 @@
 %% last resourceVersion seen, re-GET on 410 Gone, reconnecting with capped, jittered backoff.
 %% What it learns goes to its parent as `{cluster_topology_read, Kind, Event}':
 %%
-%%   {object, Map, ReceivedAtMs}   the object as it is now
+%%   {object, Term, ReceivedAtMs}  the object as it is now, as `Reduce(Object)' made it
 %%   gone                          it does not exist (404, or a DELETED event)
 %%   reachable                     the API answered (a GET or a watch was accepted)
 %%   {trouble, Cause, Detail}      Cause: api_unreachable | unauthorized | forbidden |
@@ -13,7 +13,7 @@
 %% (projected service account tokens rotate), and after a 401.
 -module(cluster_topology_reader).
 
--export([start_link/3, init/3]).
+-export([start_link/4, init/4]).
 
 -record(r, {
     parent :: pid(),
@@ -24,14 +24,17 @@
     watch_path :: binary(),
     rv :: binary() | undefined,
     attempt = 0 :: non_neg_integer(),
-    token = undefined :: undefined | {term(), binary()}
+    token = undefined :: undefined | {term(), binary()},
+    reduce :: fun((map()) -> term())
 }).
 
-%% Kind: topology | lease. Conf: the parsed client configuration.
-start_link(Parent, Kind, Conf) ->
-    proc_lib:spawn_link(?MODULE, init, [Parent, Kind, Conf]).
+%% Kind: topology | lease. Conf: the parsed client configuration. Reduce: what of a decoded
+%% object the parent gets (its meaning, not the whole object: the parent keeps it for long, and
+%% a large decoded object is garbage here as soon as it is reduced).
+start_link(Parent, Kind, Conf, Reduce) ->
+    proc_lib:spawn_link(?MODULE, init, [Parent, Kind, Conf, Reduce]).
 
-init(Parent, Kind, #{api := Api, namespace := NS, name := Name} = Conf) ->
+init(Parent, Kind, #{api := Api, namespace := NS, name := Name} = Conf, Reduce) ->
     logger:set_process_metadata(#{topology => <<NS/binary, "/", Name/binary>>, reader => Kind}),
     {Coll, ObjName} =
         case Kind of
@@ -61,6 +64,7 @@ init(Parent, Kind, #{api := Api, namespace := NS, name := Name} = Conf) ->
         parent = Parent,
         kind = Kind,
         conf = Conf,
+        reduce = Reduce,
         http = Http,
         obj_path = iolist_to_binary([Prefix, Coll, $/, q(ObjName)]),
         watch_path = iolist_to_binary([Prefix, Coll, <<"?fieldSelector=">>, q(<<"metadata.name=", ObjName/binary>>),
@@ -76,6 +80,14 @@ q(B) -> uri_string:quote(B).
 
 tell(#r{parent = P, kind = K}, Event) -> P ! {cluster_topology_read, K, Event}, ok.
 
+%% The decoded object and the line it came from are garbage once reduced and told: collect them
+%% now, or this process would keep a heap the size of the largest answer while it waits (often
+%% minutes) in a blocking receive.
+tell_object(#r{reduce = Reduce} = S, Obj, At) ->
+    tell(S, {object, Reduce(Obj), At}),
+    erlang:garbage_collect(),
+    ok.
+
 %% GET the object; on success watch from its resourceVersion.
 get_object(S0) ->
     {Auth, S} = auth(S0),
@@ -84,7 +96,7 @@ get_object(S0) ->
             tell(S, reachable),
             case decode_object(Body) of
                 {ok, Obj, RV} ->
-                    tell(S, {object, Obj, os:system_time(millisecond)}),
+                    tell_object(S, Obj, os:system_time(millisecond)),
                     watch(S#r{rv = RV, attempt = 0});
                 {error, Why} ->
                     tell(S, {trouble, malformed, Why}),
@@ -131,7 +143,7 @@ stream(W, S) ->
         {line, Line, W1} ->
             case event(Line) of
                 {object, Type, Obj, RV} when Type =:= <<"ADDED">>; Type =:= <<"MODIFIED">> ->
-                    tell(S, {object, Obj, os:system_time(millisecond)}),
+                    tell_object(S, Obj, os:system_time(millisecond)),
                     stream(W1, S#r{rv = RV});
                 {object, <<"DELETED">>, _Obj, RV} ->
                     tell(S, gone),

@@ -8,11 +8,13 @@
 %%    stays remembered.
 %%
 %% Only remembered nodes are ever disconnected: a node the application connected itself is left
-%% alone. Connects run concurrently with a bound, new nodes first, so one unreachable host
-%% (net_kernel waits for its setup time) does not delay the others.
+%% alone. Connects run concurrently with a bound, so one unreachable host (net_kernel waits for
+%% its setup time) does not delay the others, in this order: nodes the previous list did not name
+%% (what the status change is about), then listed nodes not connected by this client (earlier
+%% failures: perhaps hosts that are gone), then the ones it connected.
 -module(cluster_topology_round).
 
--export([plan/3, complete/2, execute/2]).
+-export([plan/3, plan/4, complete/2, execute/2]).
 
 -type plan() :: #{
     remembered := [binary()],
@@ -22,21 +24,39 @@
 }.
 -export_type([plan/0]).
 
+%% @doc The plan for a list when the previous list was the same (no node is new to it).
 -spec plan([binary()], [binary()], binary()) -> plan().
-plan(Remembered0, Desired0, Self) ->
+plan(Remembered, Desired, Self) ->
+    plan(Remembered, Desired, Self, Desired).
+
+%% @doc The plan for `Desired'; `Previous' is the list the round before was for (`connect' is in
+%% the order the connects are made: see the module doc).
+-spec plan([binary()], [binary()], binary(), [binary()]) -> plan().
+plan(Remembered0, Desired0, Self, Previous) ->
     Remembered = unique(Remembered0),
     Desired = unique(Desired0),
-    DesiredSet = maps:from_list([{N, true} || N <- Desired]),
+    DesiredSet = set(Desired),
+    RemSet = set(Remembered),
+    PrevSet = set(Previous),
+    Connect = [N || N <- Desired, N =/= Self],
     #{
         remembered => Remembered,
         disconnect => [N || N <- Remembered, not maps:is_key(N, DesiredSet), N =/= Self],
-        connect => [N || N <- Desired, N =/= Self],
+        connect =>
+            [N || N <- Connect, not maps:is_key(N, RemSet), not maps:is_key(N, PrevSet)] ++
+            [N || N <- Connect, not maps:is_key(N, RemSet), maps:is_key(N, PrevSet)] ++
+            [N || N <- Connect, maps:is_key(N, RemSet)],
         self_listed => maps:is_key(Self, DesiredSet)
     }.
 
+set(L) -> maps:from_list([{N, true} || N <- L]).
+
 %% @doc Folds the results (`#{Node => ok | {error, Why}}' per phase) into the next remembered list.
 -spec complete(plan(), #{connect := map(), disconnect := map()}) -> map().
-complete(#{connect := C, disconnect := D}, #{connect := CR, disconnect := DR}) ->
+complete(#{connect := C, disconnect := D}, #{connect := CR0, disconnect := DR0}) ->
+    %% The usual reasons become the module's constants (no heap per failed peer).
+    CR = maps:map(fun(_, R) -> reason(R) end, CR0),
+    DR = maps:map(fun(_, R) -> reason(R) end, DR0),
     Ok = fun(R) -> fun(N) -> maps:get(N, R, {error, not_attempted}) =:= ok end end,
     Connected = lists:filter(Ok(CR), C),
     Failed = C -- Connected,
@@ -50,10 +70,15 @@ complete(#{connect := C, disconnect := D}, #{connect := CR, disconnect := DR}) -
         failed_disconnects => [{N, maps:get(N, DR, {error, not_attempted})} || N <- FailedDisconnects]
     }.
 
+reason(ok) -> ok;
+reason({error, unreachable}) -> {error, unreachable};
+reason({error, not_distributed}) -> {error, not_distributed};
+reason(Other) -> Other.
+
 %% @doc Carries a plan out in this VM. Options: `concurrency' (connects in flight).
 %% Returns the results and what was called, with the time the first connect_node was called.
 -spec execute(plan(), map()) -> map().
-execute(#{remembered := Rem, disconnect := D, connect := C}, Opts) ->
+execute(#{disconnect := D, connect := C}, Opts) ->
     Limit = max(1, maps:get(concurrency, Opts, 8)),
     DR = maps:from_list([{N, disconnect(N)} || N <- D]),
     Held =
@@ -61,9 +86,7 @@ execute(#{remembered := Rem, disconnect := D, connect := C}, Opts) ->
             [] -> maps:from_list([{atom_to_binary(N, utf8), true} || N <- nodes([visible, hidden])]);
             _ -> #{}
         end,
-    RemSet = maps:from_list([{N, true} || N <- Rem]),
-    Order = [N || N <- C, not maps:is_key(N, RemSet)] ++ [N || N <- C, maps:is_key(N, RemSet)],
-    ToCall = [N || N <- Order, not maps:is_key(N, Held)],
+    ToCall = [N || N <- C, not maps:is_key(N, Held)],
     HeldResults = maps:from_list([{N, ok} || N <- C, maps:is_key(N, Held)]),
     FirstAt =
         case ToCall of

@@ -105,10 +105,18 @@ self_check_test_() ->
 plan_test() ->
     P = cluster_topology_round:plan([<<"b">>, <<"x">>, <<"b">>], [<<"self">>, <<"b">>, <<"c">>, <<"c">>], <<"self">>),
     ?assertEqual([<<"x">>], maps:get(disconnect, P)),
-    ?assertEqual([<<"b">>, <<"c">>], maps:get(connect, P)),
+    %% in the order the connects are made: the one this client does not hold first
+    ?assertEqual([<<"c">>, <<"b">>], maps:get(connect, P)),
     ?assertEqual(true, maps:get(self_listed, P)),
     %% an empty list from a current status disconnects what this client connected, never self
     ?assertEqual([<<"b">>], maps:get(disconnect, cluster_topology_round:plan([<<"b">>, <<"self">>], [], <<"self">>))).
+
+plan_new_first_test() ->
+    %% a@h and b@h failed before (listed, not held), z@h is held, n@h is new to the list: the
+    %% status change is about n@h, so it is connected before the earlier failures are retried.
+    P = cluster_topology_round:plan([<<"z@h">>], [<<"a@h">>, <<"b@h">>, <<"n@h">>, <<"z@h">>], <<"self@h">>,
+        [<<"a@h">>, <<"b@h">>, <<"z@h">>]),
+    ?assertEqual([<<"n@h">>, <<"a@h">>, <<"b@h">>, <<"z@h">>], maps:get(connect, P)).
 
 complete_test() ->
     P = cluster_topology_round:plan([<<"x">>, <<"y">>], [<<"b">>, <<"c">>], <<"self">>),

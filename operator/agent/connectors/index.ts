@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { checkSchema, type CheckedSchema, type SchemaError } from '../../config/schema-check.js';
 import { erlangConnector } from './erlang.js';
 import { execConnector } from './exec.js';
 import { fileConnector } from './file.js';
@@ -42,31 +42,30 @@ export const connectorConfigSchema = {
   oneOf: CONNECTORS.map((d) => ({ ...d.schema, additionalProperties: false })),
 };
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-const validate = ajv.compile(connectorConfigSchema);
-
 export class ConnectorConfigError extends Error {}
 
-function describeErrors(value: unknown, errors: readonly ErrorObject[]): string {
-  // Report against the branch the `kind` selects, so the message names the real problem.
-  const kind = (value as { kind?: unknown } | null)?.kind;
-  const branch = CONNECTOR_KINDS.indexOf(typeof kind === 'string' ? kind : '');
-  if (branch < 0)
-    return `connector.kind must be one of ${CONNECTOR_KINDS.join(', ')} (got ${JSON.stringify(kind)})`;
-  const mine = errors.filter((e) => e.schemaPath.startsWith(`#/oneOf/${branch}/`));
-  return mine
+function describeErrors(errors: readonly SchemaError[]): string {
+  return errors
     .map((e) => {
       const where = `connector${e.instancePath.replace(/\//g, '.')}`;
       if (e.keyword === 'additionalProperties')
         return `${where}: unknown key ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
-      return `${where} ${e.message ?? 'is invalid'}`;
+      return `${where} ${e.message}`;
     })
     .join('; ');
 }
 
 /** Checks a connector configuration; throws ConnectorConfigError naming every problem. */
 export function validateConnectorConfig(value: unknown): ConnectorConfig {
-  if (!validate(value)) throw new ConnectorConfigError(describeErrors(value, validate.errors ?? []));
+  // Checked against the branch its `kind` selects, so the message names the real problem.
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  const branch = CONNECTOR_KINDS.indexOf(typeof kind === 'string' ? kind : '');
+  if (branch < 0)
+    throw new ConnectorConfigError(
+      `connector.kind must be one of ${CONNECTOR_KINDS.join(', ')} (got ${JSON.stringify(kind)})`,
+    );
+  const errors = checkSchema(connectorConfigSchema.oneOf[branch] as CheckedSchema, value);
+  if (errors.length) throw new ConnectorConfigError(describeErrors(errors));
   return value as unknown as ConnectorConfig;
 }
 

@@ -36,6 +36,26 @@ describe('npm run demo (the README’s first command)', () => {
     },
   );
 
+  it('by default joins its BEAM nodes with the OTP client library, no sidecar, and prints what each client reports', async () => {
+    const p = new CtopoProcess(['demo']);
+    expect(await p.wait()).toBe(0);
+    const out = p.output;
+    expect(out).toContain('each running the OTP client library (clients/beam), no sidecar');
+    expect(out).not.toMatch(/with an agent/);
+    expect(out).toContain('as expected: losing site A (2 of 3 voters) → Breaks');
+    expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');
+    expect(out).toContain("WHAT EACH NODE'S CLIENT REPORTS");
+    for (const [node, others] of [
+      ['dispatch-0', 'web-0@127.0.0.1, web-1@127.0.0.1'],
+      ['web-0', 'dispatch-0@127.0.0.1, web-1@127.0.0.1'],
+      ['web-1', 'dispatch-0@127.0.0.1, web-0@127.0.0.1'],
+    ])
+      expect(out).toContain(
+        `  ${node}@127.0.0.1 (pod ${node}), its client reports:\n    peers listed 3, connected 2: ${others}\n    self check: ok (the operator computed ${node}@127.0.0.1)\n    operator liveness: live`,
+      );
+    expect(await ours()).toEqual([]);
+  });
+
   it('tears everything down when interrupted', async () => {
     const p = new CtopoProcess(['demo', '--connector', 'erlang']);
     const deadline = Date.now() + 60_000;

@@ -56,6 +56,27 @@ describe('credentials without client-node', () => {
     expect(o.headers).toEqual({ Accept: 'application/json', Authorization: 'Bearer abc' });
   });
 
+  it('a kubeconfig written as JSON (no YAML parser needed) or as YAML flow style reads the same', () => {
+    const doc = {
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'c',
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u', namespace: 'apps' } }],
+      clusters: [{ name: 'k', cluster: { server: 'https://127.0.0.1:6443/' } }],
+      users: [{ name: 'u', user: { token: 'abc' } }],
+    };
+    const json = JSON.stringify(doc, null, 2);
+    // Flow style with a comment and unquoted keys: YAML, though it starts with "{".
+    const flow = `{ # a comment\n${json.slice(1).replace(/"([a-z-]+)":/g, '$1:')}`;
+    for (const text of [json, flow]) {
+      const src = kubeconfigCredentials(write(`kc-${Math.random().toString(36).slice(2)}`, text));
+      if (src.kind !== 'lean') throw new Error(src.reason);
+      expect(src.credentials.server).toBe('https://127.0.0.1:6443');
+      expect(src.credentials.namespace).toBe('apps');
+      expect(applied(src.credentials).headers).toMatchObject({ Authorization: 'Bearer abc' });
+    }
+  });
+
   it('a client certificate from files relative to the kubeconfig, and the TLS server name', () => {
     write('client.crt', 'CERT');
     write('client.key', 'KEY');

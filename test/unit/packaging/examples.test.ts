@@ -9,6 +9,8 @@ import { CHART_DIR, EXAMPLES_DIR } from './paths.js';
 
 // The seed's annotation, verbatim (seeds/000, "Single replica, stable DNS name").
 const SEED_JSONPATH = "$.spec.containers[?(@.name >= '0')].env[?(@.name == 'EXTERNAL_DNS')].value";
+/** Where the examples' agents keep the nodes they connected (`--state-file`). */
+const STATE_FILE = '/tmp/ctopo-agent-state.json';
 
 type Obj = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string } };
 interface Container {
@@ -17,10 +19,15 @@ interface Container {
   args?: string[];
   env?: { name: string; value?: string; valueFrom?: Record<string, unknown> }[];
   securityContext?: Record<string, unknown>;
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
 interface PodTemplate {
   metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
-  spec: { serviceAccountName: string; containers: Container[] };
+  spec: {
+    serviceAccountName: string;
+    containers: Container[];
+    volumes: { name: string; emptyDir?: Record<string, unknown> }[];
+  };
 }
 
 const load = async (f: string) =>
@@ -78,7 +85,7 @@ describe('examples/', () => {
     });
   });
 
-  it('the agent sidecar: the chart’s image, `ctopo agent --topology web --connector erlang`, RELEASE_NODE as env.sh.eex builds it, cookie from a Secret, hardened', () => {
+  it('the agent sidecar: the chart’s image, `ctopo agent --topology web --connector erlang --state-file …` (the file in a mounted emptyDir), RELEASE_NODE as env.sh.eex builds it, cookie from a Secret, hardened', () => {
     for (const [w, host] of [
       [single.find((o) => o.kind === 'Deployment')!, '$(EXTERNAL_DNS)'],
       [multi.find((o) => o.kind === 'StatefulSet')!, '$(POD_IP)'],
@@ -86,7 +93,21 @@ describe('examples/', () => {
       const t = template(w);
       const agent = t.spec.containers.find((c) => c.name === 'ctopo-agent')!;
       expect(agent.image).toBe(chartImage);
-      expect(agent.args).toEqual(['agent', '--topology', 'web', '--connector', 'erlang']);
+      expect(agent.args).toEqual([
+        'agent',
+        '--topology',
+        'web',
+        '--connector',
+        'erlang',
+        '--state-file',
+        STATE_FILE,
+      ]);
+      // The state file lies in a volume mounted into the agent that is an emptyDir: writable
+      // under a read-only root file system, and it outlives a restart of the agent's container.
+      const mount = agent.volumeMounts!.find((m) => STATE_FILE.startsWith(m.mountPath.replace(/\/*$/, '/')));
+      expect(mount).toBeDefined();
+      expect(mount!.readOnly).not.toBe(true);
+      expect(t.spec.volumes.find((v) => v.name === mount!.name)?.emptyDir).toBeDefined();
       expect(env(agent, 'POD_NAME')!.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
       expect(env(agent, 'RELEASE_NODE')!.value).toBe(`$(POD_NAME)@${host}`);
       expect(env(agent, 'RELEASE_DISTRIBUTION')!.value).toBe('name');

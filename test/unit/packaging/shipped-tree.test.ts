@@ -49,6 +49,17 @@ describe('the shipped tree holds what runs', () => {
     },
   );
 
+  it('`ctopo agent` loads no npm package, and not the bundled undici (an ES import of node:http reads its lazy WebSocket getters)', async () => {
+    const seen = await loadedBy(
+      `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
+        `await main(['agent', '--help'], ${quiet});\n` +
+        "seen.push({ undici: process.moduleLoadList.filter((m) => m.includes('undici')) });",
+    );
+    expect(seen.some((s) => s.includes('/agent/run.js'))).toBe(true);
+    expect(seen.filter((s) => s.includes('/node_modules/'))).toEqual([]);
+    expect(seen.filter((s) => s.includes('undici'))).toEqual(['{"undici":[]}']);
+  });
+
   it('`ctopo demo` does load the demo (the check above can see it)', async () => {
     const seen = await loadedBy(
       `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
