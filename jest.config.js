@@ -10,7 +10,7 @@ const withControlPlane = {
   setupFilesAfterEnv: ['<rootDir>/dist/test/support/cleanup.js'],
 };
 
-// Opt-in, CI included (`CTOPO_REAL_NODE=1 .ci/run`): the leader-handover case failed 1 run in 4
+// Opt-in, CI included (`CTOPO_REAL_NODE=1 .ci/run`): the leader-handover case failed 1 run in 6
 // here (a status field changed during the handover), so it does not gate every CI run yet.
 const realNode = process.env.CTOPO_REAL_NODE === '1';
 
