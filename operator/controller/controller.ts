@@ -206,6 +206,8 @@ export class TopologyController {
     if (admission.ok) this.pods.ensure(key, admission.target, admission.spec);
     else this.pods.drop(key);
     const source = this.pods.view(key);
+    // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
+    if (this.nodes && !this.nodes.settled) return { kind: 'Done' };
     const plan = planReconcile({
       generation: topology.metadata.generation ?? 0,
       namespace,

@@ -17,6 +17,12 @@ export interface NodeCacheOptions {
 
 export class NodeCache {
   readonly reflector: Reflector<NodeLabels>;
+  /**
+   * The first list has answered, well or not. Until then a topology's placement would read as
+   * unknown only because the Nodes are not listed yet — a status a fresh leader would write and
+   * take back a moment later (a flap on every restart or handover).
+   */
+  settled = false;
 
   constructor(kube: Kube, opts: NodeCacheOptions) {
     this.reflector = new Reflector<NodeLabels>({
@@ -33,12 +39,16 @@ export class NodeCache {
       }),
       onChange: opts.onChange,
       onRestart: opts.onRestart,
-      onPoll: (p) =>
-        !p.ok &&
-        opts.log('warn', 'listing Nodes failed; failure domains will be unknown', {
-          error: p.failure.message,
-          code: p.failure.code,
-        }),
+      onPoll: (p) => {
+        if (!p.ok)
+          opts.log('warn', 'listing Nodes failed; failure domains will be unknown', {
+            error: p.failure.message,
+            code: p.failure.code,
+          });
+        if (this.settled) return;
+        this.settled = true;
+        opts.onChange(); // what waited for the Nodes goes now
+      },
     });
   }
 

@@ -8,6 +8,7 @@ import {
   freshNamespace,
   installCrd,
   kubectlOk,
+  kubeconfigForToken,
   kubeconfigForUser,
   privateCluster,
   sharedCluster,
@@ -15,12 +16,15 @@ import {
 import {
   applyTopology,
   condition,
+  createNode,
   createPod,
   grantOperatorRbac,
   seedPods,
+  serviceAccountToken,
   setPodStatus,
   topologyStatus,
 } from '../support/objects.js';
+import { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 
@@ -466,4 +470,60 @@ describe('silence is an error: an operator that cannot work says so', () => {
       await kubectlOk(s, ['delete', 'namespace', missing, '--wait=false', '--ignore-not-found']);
     }
   });
+});
+
+describe('a fresh operator waits for the Nodes before it publishes', () => {
+  it('publishes no interim placement while its Node list is unanswered (restart or handover)', async () => {
+    const s = await sharedCluster();
+    await installCrd(s);
+    const ns = await freshNamespace(s, 'nodewait');
+    const token = await serviceAccountToken(s, ns, 'operator');
+    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
+    const proxy = await new FaultProxy(s).start();
+    const kc = await kubeconfigForToken(s, `nodewait-${ns}.kubeconfig`, token, proxy.url);
+    for (let i = 0; i < 3; i++) {
+      const node = `${ns}-n${i}`;
+      await createNode(s, node, {
+        'topology.kubernetes.io/zone': `${ns}-z${i}`,
+        'kubernetes.io/hostname': node,
+      });
+      await createPod(s, ns, `web-${i}`, { nodeName: node });
+      await setPodStatus(s, ns, `web-${i}`, { ip: `10.9.0.${i + 1}`, ready: true });
+    }
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    const zonesKnown = async () => {
+      const st = await topologyStatus(s, ns, 'web');
+      return JSON.stringify(st?.failureDomains ?? {}).includes(`${ns}-z2`) ? st : undefined;
+    };
+    const first = startOperator(kc, ['--namespaces', ns, '--no-leader-elect']);
+    const before = await waitFor('the zones in the analysis', zonesKnown, 60_000);
+    await first.stop();
+    const rv = async () =>
+      JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'ctopo', 'web', '-o', 'json'])).metadata
+        .resourceVersion;
+    const rvBefore = await rv();
+
+    // The Node list hangs (well within the request timeout); pods are listed as usual.
+    proxy.set({ kind: 'hang' }, /^\/api\/v1\/nodes/);
+    const second = startOperator(kc, ['--namespaces', ns, '--no-leader-elect']);
+    try {
+      await second.port();
+      await waitFor(
+        'the new operator to list the pods several times',
+        async () => (await second.metricSum('ctopo_reconcile_total')) >= 5,
+        60_000,
+      );
+      expect(await second.metricSum('ctopo_status_writes_total')).toBe(0);
+      expect(await rv()).toBe(rvBefore);
+      const { lastPollTime: _a, ...restBefore } = before;
+      const { lastPollTime: _b, ...restAfter } = (await topologyStatus(s, ns, 'web'))!;
+      expect(restAfter).toEqual(restBefore);
+    } finally {
+      await second.stop();
+      await proxy.stop();
+    }
+  }, 180_000);
 });
