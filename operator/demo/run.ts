@@ -155,10 +155,22 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     ];
     let membership: string[] = [];
     const reports: string[] = [];
+    /** Waits until every BEAM node sees all the others, then records what each sees. */
+    const meshed = async (env: ErlangTestEnv) => {
+      await waitFor(
+        'the BEAM nodes to mesh',
+        async () => {
+          for (const m of members) if ((await env.nodesOf(m)).length !== members.length - 1) return undefined;
+          return true;
+        },
+        60_000,
+      );
+      for (const m of members) membership.push(`  ${m} sees: ${(await env.nodesOf(m)).join(', ')}`);
+    };
     const mode = o.connector ?? ((await hasErlang()) ? 'library' : 'file');
     if (mode === 'library') {
       o.err('demo: starting real BEAM nodes, each running the OTP client library (clients/beam), no sidecar');
-      erl = await ErlangTestEnv.start();
+      erl = await ErlangTestEnv.start({ tmp: dir }); // its nodes carry the demo's directory in their arguments
       const ebin = join(dir, 'beam-ebin');
       await compileBeamClient(ebin, [demoModule]);
       for (const p of pods.filter((x) => x.beam)) {
@@ -181,16 +193,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
           env: { CT_DEMO_CONFIG: config },
         });
       }
-      await waitFor(
-        'the BEAM nodes to mesh',
-        async () => {
-          for (const m of members)
-            if ((await erl!.nodesOf(m)).length !== members.length - 1) return undefined;
-          return true;
-        },
-        60_000,
-      );
-      for (const m of members) membership.push(`  ${m} sees: ${(await erl.nodesOf(m)).join(', ')}`);
+      await meshed(erl);
       const report = async (m: string) => {
         const file = join(dir, `report-${m.split('@')[0]!}.txt`);
         const r = await erl!.rpc(m, `ct_demo report ["${file}"]`);
@@ -210,7 +213,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       }
     } else if (mode === 'erlang') {
       o.err('demo: starting real BEAM nodes, each with an agent (erlang connector)');
-      erl = await ErlangTestEnv.start();
+      erl = await ErlangTestEnv.start({ tmp: dir }); // its nodes carry the demo's directory in their arguments
       for (const p of pods.filter((x) => x.beam)) {
         const short = p.beam!.split('@')[0]!;
         await erl.startNode(short);
@@ -224,16 +227,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
           { ERL_EPMD_PORT: String(erl.epmdPort) },
         );
       }
-      await waitFor(
-        'the BEAM nodes to mesh',
-        async () => {
-          for (const m of members)
-            if ((await erl!.nodesOf(m)).length !== members.length - 1) return undefined;
-          return true;
-        },
-        60_000,
-      );
-      for (const m of members) membership.push(`  ${m} sees: ${(await erl.nodesOf(m)).join(', ')}`);
+      await meshed(erl);
     } else {
       o.err(
         'demo: using the file connector (no Erlang, or --connector file): one agent writes its peers to a file',

@@ -2,14 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { CtopoProcess } from '../../support/operator-process.js';
 
+/**
+ * The processes a demo started and left behind: everything it starts (operator, agents, BEAM nodes
+ * through their HOME) carries its `ctopo-demo-…` directory in its arguments; other tests' BEAM
+ * nodes, which may run at the same time, do not.
+ */
 const ours = () =>
   new Promise<string[]>((ok) =>
     execFile('ps', ['-eo', 'pid,args'], (_e, out) =>
-      ok(
-        out
-          .split('\n')
-          .filter((l) => /ctopo-demo-|beam\.smp.*ctopo-beam|ctopo\.js (operator|agent).*ctopo-demo/.test(l)),
-      ),
+      ok(out.split('\n').filter((l) => /ctopo-demo-/.test(l))),
     ),
   );
 
@@ -17,7 +18,6 @@ describe('npm run demo (the README’s first command)', () => {
   it.each(['erlang', 'file'])(
     'runs end to end with the %s connector, shows the expected quorum verdicts, and leaves nothing behind',
     async (connector) => {
-      const t0 = Date.now();
       const p = new CtopoProcess(['demo', '--connector', connector]);
       expect(await p.wait()).toBe(0);
       const out = p.output;
@@ -31,7 +31,6 @@ describe('npm run demo (the README’s first command)', () => {
       if (connector === 'erlang')
         expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');
       else expect(out).toContain("web-0's agent wrote: dispatch-0@127.0.0.1");
-      expect(Date.now() - t0).toBeLessThan(120_000);
       expect(await ours()).toEqual([]);
     },
   );
