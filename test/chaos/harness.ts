@@ -24,7 +24,7 @@ import {
   topologyStatus,
 } from '../support/objects.js';
 import { FaultProxy } from '../support/fault-proxy.js';
-import { CtopoProcess, startOperator } from '../support/operator-process.js';
+import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../support/erlang.js';
 import { waitFor } from '../support/wait.js';
 import { chaosSchedule, type ChaosAction } from './schedule.js';
@@ -133,27 +133,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const startAgent = (short: string) =>
       new CtopoProcess(
         [
-          'agent',
-          '--kubeconfig',
-          agentKubeconfig,
-          '--namespace',
-          NS,
-          '--topology',
-          'web',
+          ...localAgentArgs({
+            kubeconfig: agentKubeconfig,
+            namespace: NS,
+            topology: 'web',
+            pod: short,
+            logLevel: 'warn',
+          }),
           '--connector',
           'erlang',
-          '--node-name',
-          full(short),
           '--cookie-file',
           world.cookieFile,
-          '--pod-name',
-          short,
-          '--http-host',
-          '127.0.0.1',
-          '--http-port',
-          '0',
-          '--log-level',
-          'warn',
         ],
         { ERL_EPMD_PORT: String(world.epmdPort) },
       );

@@ -93,6 +93,38 @@ export function startOperator(
 }
 
 /**
+ * `ctopo agent` for a pod named `pod` whose BEAM node is `pod@127.0.0.1`, reading `topology` in
+ * `namespace` with `kubeconfig`; HTTP on a free loopback port. Connector flags are the caller's.
+ */
+export function localAgentArgs(o: {
+  kubeconfig: string;
+  namespace: string;
+  topology: string;
+  pod: string;
+  logLevel?: 'debug' | 'info' | 'warn';
+}): string[] {
+  return [
+    'agent',
+    '--kubeconfig',
+    o.kubeconfig,
+    '--namespace',
+    o.namespace,
+    '--topology',
+    o.topology,
+    '--node-name',
+    `${o.pod}@127.0.0.1`,
+    '--pod-name',
+    o.pod,
+    '--http-host',
+    '127.0.0.1',
+    '--http-port',
+    '0',
+    '--log-level',
+    o.logLevel ?? 'debug',
+  ];
+}
+
+/**
  * Sum of the samples of metric `name` whose labels include `labels`, from a Prometheus text
  * exposition. A metric the body does not declare (no `# TYPE` line) throws: a misspelt or
  * removed metric must not read as 0 in a "must be 0" check. A declared counter without a

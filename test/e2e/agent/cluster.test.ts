@@ -17,7 +17,7 @@ import {
   setPodStatus,
   topologyStatus,
 } from '../../support/objects.js';
-import { CtopoProcess, startOperator } from '../../support/operator-process.js';
+import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { MeshWatch } from './mesh-watch.js';
@@ -46,27 +46,11 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
   const startAgent = (short: string, extra: string[] = []) => {
     const a = new CtopoProcess(
       [
-        'agent',
-        '--kubeconfig',
-        agentKubeconfig,
-        '--namespace',
-        NS,
-        '--topology',
-        'web',
+        ...localAgentArgs({ kubeconfig: agentKubeconfig, namespace: NS, topology: 'web', pod: short }),
         '--connector',
         'erlang',
-        '--node-name',
-        full(short),
         '--cookie-file',
         erl.cookieFile,
-        '--pod-name',
-        short,
-        '--http-host',
-        '127.0.0.1',
-        '--http-port',
-        '0',
-        '--log-level',
-        'debug',
         ...extra,
       ],
       { ERL_EPMD_PORT: String(erl.epmdPort) },

@@ -12,7 +12,7 @@ import {
   grantOperatorRbac,
   setPodStatus,
 } from '../../support/objects.js';
-import { CtopoProcess, startOperator } from '../../support/operator-process.js';
+import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
 import { MeshWatch, type Mark } from './mesh-watch.js';
@@ -43,25 +43,8 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
   const full = (short: string) => `${short}@127.0.0.1`;
   const peersOf = (m: string) => WEB.filter((x) => x !== m).map(full);
 
-  const agentArgs = (short: string, topology: string) => [
-    'agent',
-    '--kubeconfig',
-    agentKubeconfig,
-    '--namespace',
-    NS,
-    '--topology',
-    topology,
-    '--node-name',
-    full(short),
-    '--pod-name',
-    short,
-    '--http-host',
-    '127.0.0.1',
-    '--http-port',
-    '0',
-    '--log-level',
-    'debug',
-  ];
+  const agentArgs = (short: string, topology: string) =>
+    localAgentArgs({ kubeconfig: agentKubeconfig, namespace: NS, topology, pod: short });
   const startErlangAgent = (short: string, topology = 'web', extra: string[] = []) => {
     const a = new CtopoProcess(
       [
