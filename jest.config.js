@@ -10,8 +10,8 @@ const withControlPlane = {
   setupFilesAfterEnv: ['<rootDir>/dist/test/support/cleanup.js'],
 };
 
-// Opt-in, CI included (`CTOPO_REAL_NODE=1 .ci/run`): the leader-handover case failed 1 run in 6
-// here (a status field changed during the handover), so it does not gate every CI run yet.
+// The real node's tests need root and build images: a developer's `npm test` leaves them out,
+// `.ci/run` (CI) sets CTOPO_REAL_NODE=1 and runs them with the rest.
 const realNode = process.env.CTOPO_REAL_NODE === '1';
 
 export default {

@@ -159,9 +159,36 @@ describe('the image as built', () => {
 });
 
 const COOKIE = 'real-node-cookie';
+/** The three pods of the StatefulSet that joins through the OTP library. */
 const selector = 'app.kubernetes.io/name=myname-api';
+/** Every pod of the topology: those three and the one that joins through the sidecar agent. */
+const members = 'netzlive/pod-type=cluster-service';
 
-/** The multi-replica example as it is, with the images built here and a real BEAM in the app container. */
+/** A bare BEAM as the app container: the node name of rel/multi-replica.env.sh.eex, the cookie. */
+const beamCommand = (...extra: string[]) => [
+  'sh',
+  '-c',
+  'exec erl -name "$POD_NAME@$POD_IP" -setcookie "$RELEASE_COOKIE" -noshell ' +
+    '-kernel inet_dist_listen_min 9100 inet_dist_listen_max 9100 "$@"',
+  'erl',
+  ...extra,
+];
+
+/**
+ * The OTP library as an application starts it: a child in a supervision tree (here the kernel's,
+ * as this BEAM has no application of its own). In a pod it takes the namespace, the API address,
+ * the token and the CA from the pod; the image holds the library in /opt/cluster_topology/ebin.
+ */
+const libraryStart =
+  '{ok, _} = application:ensure_all_started(cluster_topology), ' +
+  '{ok, _} = supervisor:start_child(kernel_sup, cluster_topology:child_spec(#{name => <<"web">>})).';
+
+/**
+ * The multi-replica example with the images built here and a real BEAM in the app container: its
+ * StatefulSet of three joins through the OTP library (the agent container removed, as a user of the
+ * library does), and one more pod — the example's StatefulSet as it is, renamed — through the
+ * sidecar agent. All four share the example's ClusterTopology, RBAC and cookie.
+ */
 async function beamWorkload(): Promise<string> {
   const docs = parseAllDocuments(await readFile(join(EXAMPLES_DIR, 'multi-replica.yaml'), 'utf8')).map(
     (d) => d.toJS() as Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -175,25 +202,32 @@ async function beamWorkload(): Promise<string> {
   const topo = out.find((d) => d.kind === 'ClusterTopology')!;
   topo.spec.pollingInterval = '2s';
   const sts = out.find((d) => d.kind === 'StatefulSet')!;
-  const pod = sts.spec.template.spec;
-  pod.terminationGracePeriodSeconds = 20;
-  const [app, agent] = pod.containers;
-  Object.assign(app, {
-    image: 'localhost/ctopo-beam:dev',
-    imagePullPolicy: 'Never',
-    command: [
-      'sh',
-      '-c',
-      'exec erl -name "$POD_NAME@$POD_IP" -setcookie "$RELEASE_COOKIE" -noshell ' +
-        '-kernel inet_dist_listen_min 9100 inet_dist_listen_max 9100',
-    ],
-    securityContext: { runAsUser: 65532, runAsGroup: 65532, allowPrivilegeEscalation: false },
-  });
-  app.env.push(
-    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    { name: 'HOME', value: '/tmp' },
-  );
-  Object.assign(agent, { image: 'localhost/cluster-topology:dev', imagePullPolicy: 'Never' });
+  const sidecarSts = structuredClone(sts);
+  sidecarSts.metadata.name = sidecarSts.spec.serviceName = 'myname-sidecar';
+  sidecarSts.spec.replicas = 1;
+  sidecarSts.spec.selector.matchLabels['app.kubernetes.io/name'] = 'myname-sidecar';
+  sidecarSts.spec.template.metadata.labels['app.kubernetes.io/name'] = 'myname-sidecar';
+  out.push(sidecarSts);
+  for (const set of [sts, sidecarSts]) {
+    const pod = set.spec.template.spec;
+    pod.terminationGracePeriodSeconds = 20;
+    const [app, agent] = pod.containers;
+    Object.assign(app, {
+      image: 'localhost/ctopo-beam:dev',
+      imagePullPolicy: 'Never',
+      command:
+        set === sts ? beamCommand('-pa', '/opt/cluster_topology/ebin', '-eval', libraryStart) : beamCommand(),
+      securityContext: { runAsUser: 65532, runAsGroup: 65532, allowPrivilegeEscalation: false },
+    });
+    app.env.push(
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'HOME', value: '/tmp' },
+    );
+    if (set === sts) {
+      pod.containers = [app];
+      pod.volumes = pod.volumes.filter((v: { name: string }) => v.name !== 'agent-tmp');
+    } else Object.assign(agent, { image: 'localhost/cluster-topology:dev', imagePullPolicy: 'Never' });
+  }
   out.push({
     apiVersion: 'v1',
     kind: 'Secret',
@@ -250,35 +284,48 @@ async function meshView(list: Pod[]): Promise<Map<string, string[] | undefined>>
   return view;
 }
 
-describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
-  const live = async () =>
-    (await pods(appNs, selector)).filter((p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP);
+/** What the OTP library in a pod reports (cluster_topology:state/0), read through erl_call. */
+async function clientReport(p: Pod): Promise<string> {
+  const expr =
+    '#{self_check := #{ok := Self}, trouble := Trouble, liveness := #{value := Live}, peers := Peers} = ' +
+    'cluster_topology:state(), {Self, Trouble, Live, length([x || #{connected := true} <- Peers])}.\n';
+  return (await erlCall(nodeName(p), COOKIE, expr, 'eval')).replace(/\s+/g, '');
+}
+
+describe('BEAM pods on a real node: three through the OTP library, one through the sidecar agent', () => {
+  const live = async (sel = members) =>
+    (await pods(appNs, sel)).filter((p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP);
+  const meshed = (l: Pod[], view: Map<string, string[] | undefined>) =>
+    l.every((p) => l.every((q) => p === q || view.get(nodeName(p))?.includes(nodeName(q))));
 
   beforeAll(async () => {
     await kubectlOk(s, ['apply', '-f', '-'], { input: await beamWorkload() });
   }, 60_000);
 
-  it('three pods form a mesh (every BEAM is connected to the two others)', async () => {
+  it('the four pods form one mesh (every BEAM is connected to the three others)', async () => {
     await waitFor(
-      'three meshed pods',
+      'four meshed pods',
       async () => {
         const l = await live();
-        if (l.length !== 3) return undefined;
-        const view = await meshView(l);
-        return l.every((p) => l.every((q) => p === q || view.get(nodeName(p))?.includes(nodeName(q))))
-          ? true
-          : undefined;
+        return l.length === 4 && meshed(l, await meshView(l)) ? true : undefined;
       },
       240_000,
       1000,
     );
   });
 
+  it('the OTP library in each pod read its topology with the pod’s own token and CA: self check passed, no trouble, the operator live, three peers connected', async () => {
+    const lib = await live(selector);
+    expect(lib).toHaveLength(3);
+    const reports = await Promise.all(lib.map(clientReport));
+    expect(reports).toEqual(lib.map(() => '{ok,{true,undefined,live,3}}'));
+  });
+
   it('deleting the leader’s pod: another pod takes the Lease over; the status does not flap meanwhile', async () => {
     const before = (await leaseHolder())!;
     const settled = await settledStatus();
     expect(settled?.lastResponse?.code).toBe('200');
-    expect(settled?.peers).toHaveLength(3);
+    expect(settled?.peers).toHaveLength(4);
     const samples: TopologyStatus[] = [];
     let sampling = true;
     const sampler = (async () => {
@@ -343,13 +390,13 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
   }, 150_000);
 
   it('kubectl rollout restart: sampled each second, the pods Ready before and not terminating stay meshed; the new pods join', async () => {
-    const old = new Set((await live()).map(nodeName));
+    const old = new Set((await live()).map(nodeName)); // the sidecar pod's included: it stays
     await kubectlOk(s, ['-n', appNs, 'rollout', 'restart', 'statefulset/myname-api']);
     const broken: string[] = [];
     const deadline = Date.now() + 300_000;
     let done = false;
     while (!done && Date.now() < deadline) {
-      const all = await pods(appNs, selector);
+      const all = await pods(appNs, members);
       const stayers = all.filter(
         (p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP && old.has(nodeName(p)),
       );
@@ -359,10 +406,10 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
           const seen = view.get(nodeName(p));
           if (p !== q && seen && !seen.includes(nodeName(q))) broken.push(`${nodeName(p)} ✗ ${nodeName(q)}`);
         }
-      const l = await live();
-      if (l.length === 3 && l.every((p) => !old.has(nodeName(p)))) {
-        const v = await meshView(l);
-        done = l.every((p) => l.every((q) => p === q || v.get(nodeName(p))?.includes(nodeName(q))));
+      const fresh = await live(selector);
+      if (fresh.length === 3 && fresh.every((p) => !old.has(nodeName(p)))) {
+        const l = await live();
+        done = l.length === 4 && meshed(l, await meshView(l));
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -371,7 +418,8 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
   }, 360_000);
 
   it('kubectl delete pod with a grace period: terminating in the status during it, then gone and disconnected', async () => {
-    const [victim, ...rest] = await live();
+    const victim = (await live(selector))[0];
+    const rest = (await live()).filter((p) => p.metadata.uid !== victim!.metadata.uid);
     await kubectlOk(s, [
       '-n',
       appNs,
@@ -403,13 +451,13 @@ describe('BEAM pods on a real node, meshed through the sidecar agent', () => {
 
 describe('the operator in-cluster loses its permission to list pods', () => {
   it('the topology shows the 403 row: lastResponse 403, the peers kept', async () => {
-    // The pod deleted just before has been replaced: three peers again, all ready.
+    // The pod deleted just before has been replaced: four peers again, all ready.
     const kept = await waitFor(
-      'three ready peers',
+      'four ready peers',
       async () => {
         const p = (await topologyStatus())?.peers;
-        if (p?.length === 3 && p.every((x) => x.ready && !x.terminating)) return p;
-        const all = await pods(appNs, selector);
+        if (p?.length === 4 && p.every((x) => x.ready && !x.terminating)) return p;
+        const all = await pods(appNs, members);
         throw new Error(
           `peers ${JSON.stringify(p?.map((x) => [x.nodeName, x.ready, x.terminating]))}; pods ${JSON.stringify(all.map((x) => [x.metadata.name, x.status.phase, ready(x), x.metadata.deletionTimestamp ?? '']))}`,
         );
@@ -438,18 +486,36 @@ describe('the operator in-cluster loses its permission to list pods', () => {
     // onForbidden: Retain (the example's): the last list stays, said to be 403 Forbidden.
     expect(st.lastResponse?.reason).toBe('Forbidden');
     expect(st.peers?.map((x) => x.uid)).toEqual(kept.map((x) => x.uid));
-    expect(st.peers).toHaveLength(3);
+    expect(st.peers).toHaveLength(4);
   }, 240_000);
 });
 
-/** erl_call from this machine to a pod's BEAM node (the host reaches pod IPs through the node's link). */
-function erlCall(node: string, cookie: string, call: string): Promise<string> {
-  return new Promise((ok, fail) =>
-    execFile(
+/**
+ * erl_call from this machine to a pod's BEAM node (the host reaches pod IPs through the node's
+ * link): `apply` runs `Module Function [Args]`, `eval` evaluates Erlang expressions.
+ */
+function erlCall(
+  node: string,
+  cookie: string,
+  call: string,
+  how: 'apply' | 'eval' = 'apply',
+): Promise<string> {
+  return new Promise((ok, fail) => {
+    const child = execFile(
       'erl_call',
-      ['-name', `probe${process.pid}@10.87.0.1`, '-c', cookie, '-n', node, '-a', call],
+      [
+        '-name',
+        `probe${process.pid}@10.87.0.1`,
+        '-c',
+        cookie,
+        '-n',
+        node,
+        ...(how === 'apply' ? ['-a', call] : ['-e']),
+      ],
       { timeout: 10_000 },
       (err, stdout) => (err ? fail(err) : ok(stdout.trim())),
-    ),
-  );
+    );
+    if (how === 'eval') child.stdin!.end(call);
+    else child.stdin!.end();
+  });
 }

@@ -7,7 +7,8 @@
 #          private store as the Dockerfile's base (node:<version>-bookworm-slim), so the
 #          repository's Dockerfile builds unchanged with --pull=never.
 #   app    localhost/cluster-topology:dev — the repository's Dockerfile, built by buildah.
-#   beam   localhost/ctopo-beam:dev — the base + erlang-base: the test pods' BEAM node.
+#   beam   localhost/ctopo-beam:dev — the base + erlang-base, erlang-ssl and the OTP client
+#          library (clients/beam, in /opt/cluster_topology/ebin): the test pods' BEAM node.
 #   pause  localhost/ctopo-pause:dev — tools/pause, containerd's sandbox image.
 #
 #   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=…
@@ -110,16 +111,31 @@ build_app() {
 }
 
 build_beam() {
-  local f=$out/ctopo-beam.tar
-  [[ -f $f ]] && { say "ctopo-beam:dev cached"; return; }
-  say "beam: base + erlang-base"
-  local c
+  # The OTP client library (clients/beam) is compiled here with this machine's erlc and laid into
+  # the image at /opt/cluster_topology/ebin: both are Debian bookworm's OTP 25.
+  local key f ebin
+  key=$(cd "$repo" && stamp "$here/images.sh" clients/beam/src/*)
+  f=$out/ctopo-beam-$key.tar
+  [[ -f $f ]] && { say "ctopo-beam:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"; return; }
+  command -v erlc >/dev/null || { echo "images: erlc is needed for the BEAM image (apt-get install erlang-dev)" >&2; exit 1; }
+  say "beam: base + erlang-base, erlang-ssl and the OTP client library"
+  ebin=$(mktemp -d)
+  erlc +warnings_as_errors -o "$ebin" "$repo"/clients/beam/src/*.erl
+  cp "$repo/clients/beam/src/cluster_topology.app.src" "$ebin/cluster_topology.app"
+  local c m
   c=$(bh from --pull=never "$base_tag")
   bh run --network=host --isolation=chroot "$c" -- sh -c \
-    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends erlang-base iproute2 >/dev/null && rm -rf /var/lib/apt/lists/*' >&2
+    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends erlang-base erlang-ssl iproute2 >/dev/null && rm -rf /var/lib/apt/lists/*' >&2
+  m=$(bh mount "$c")
+  mkdir -p "$m/opt/cluster_topology"
+  cp -r "$ebin" "$m/opt/cluster_topology/ebin"
+  chmod -R a+rX "$m/opt/cluster_topology"
+  bh umount "$c" >/dev/null
+  rm -rf "$ebin"
   bh config --cmd erl "$c"
   bh commit --quiet --rm "$c" localhost/ctopo-beam:dev >/dev/null
   save localhost/ctopo-beam:dev "$f"
+  ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"
 }
 
 build_base
