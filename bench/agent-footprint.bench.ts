@@ -27,7 +27,7 @@ import { onCleanup, runCleanups } from './cleanup.js';
 import { BENCH_SELECTOR, ipFor, podName } from './pods.js';
 import { nodeFlagsOf, processCpuSeconds } from './proc.js';
 import { TopologyWatch } from './topology-watch.js';
-import { startOperator } from '../test/support/operator-process.js';
+import { localAgentArgs, startOperator } from '../test/support/operator-process.js';
 
 const PEERS = 100;
 const READINGS = 15;
@@ -160,27 +160,18 @@ function agentProcess(bin: string, kubeconfig: string, ns: string, file: string)
     process.execPath,
     [
       bin,
-      'agent',
-      '--kubeconfig',
-      kubeconfig,
-      '--namespace',
-      ns,
-      '--topology',
-      'web',
+      ...localAgentArgs({
+        kubeconfig,
+        namespace: ns,
+        topology: 'web',
+        pod: podName(PEERS),
+        host: ipFor(PEERS + 1),
+        logLevel: 'warn',
+      }),
       '--connector',
       'file',
       '--file-path',
       file,
-      '--pod-name',
-      podName(PEERS),
-      '--node-name',
-      `${podName(PEERS)}@${ipFor(PEERS + 1)}`,
-      '--http-host',
-      '127.0.0.1',
-      '--http-port',
-      '0',
-      '--log-level',
-      'warn',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -348,24 +348,10 @@ export class ErlangTestEnv {
       await writeFile(join(home, '.erlang.cookie'), opts.cookie, { mode: 0o400 });
     }
     const name = this.nodeName(short);
-    const child = spawn(
-      'erl',
-      [
-        '-name',
-        name,
-        '-noshell',
-        '-noinput',
-        '-start_epmd',
-        'false',
-        '-kernel',
-        'inet_dist_use_interface',
-        '{127,0,0,1}',
-        ...(opts.args ?? []),
-        '-eval',
-        WATCHDOG,
-      ],
-      { env: { ...this.childEnv(home), ...opts.env }, stdio: ['pipe', 'ignore', 'pipe'] },
-    );
+    const child = spawn('erl', [...localNodeArgs(name), ...(opts.args ?? []), '-eval', WATCHDOG], {
+      env: { ...this.childEnv(home), ...opts.env },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
     live.add(child);
     let stderr = '';
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -483,6 +469,24 @@ export const beamClientDir = join(
  * Compiles the OTP client library into `ebin` (with its .app file), then `extra` modules that
  * use it (a test probe, the demo's node module).
  */
+/**
+ * `erl` flags of a node of a test world: a long name, no shell, this world's epmd (started by the
+ * world, not by the node) and distribution on loopback only.
+ */
+export function localNodeArgs(name: string): string[] {
+  return [
+    '-name',
+    name,
+    '-noshell',
+    '-noinput',
+    '-start_epmd',
+    'false',
+    '-kernel',
+    'inet_dist_use_interface',
+    '{127,0,0,1}',
+  ];
+}
+
 export async function compileBeamClient(ebin: string, extra: readonly string[] = []): Promise<void> {
   await mkdir(ebin, { recursive: true });
   const src = join(beamClientDir, 'src');

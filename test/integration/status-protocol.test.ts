@@ -17,7 +17,7 @@ import {
   setPodStatus,
   topologyStatus,
 } from '../support/objects.js';
-import { CtopoProcess, startOperator } from '../support/operator-process.js';
+import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -119,25 +119,17 @@ describe('the status protocol', () => {
   it('an agent reports a stale, then unknown liveness and keeps its peers', async () => {
     const file = join(dir, 'peers.txt');
     agent = new CtopoProcess([
-      'agent',
-      '--kubeconfig',
-      s.kubeconfig,
-      '--namespace',
-      ns,
-      '--topology',
-      'web',
+      ...localAgentArgs({
+        kubeconfig: s.kubeconfig,
+        namespace: ns,
+        topology: 'web',
+        pod: 'p-0',
+        host: '10.7.0.1',
+      }),
       '--connector',
       'file',
       '--file-path',
       file,
-      '--pod-name',
-      'p-0',
-      '--node-name',
-      'p-0@10.7.0.1',
-      '--http-host',
-      '127.0.0.1',
-      '--http-port',
-      '0',
     ]);
     await agent.port();
     const peers = async () => (await readFile(file, 'utf8').catch(() => '')).trim();

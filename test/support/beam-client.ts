@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErlangTestEnv } from './erlang.js';
-import { compileBeamClient } from './erlang.js';
+import { compileBeamClient, localNodeArgs } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -92,22 +92,7 @@ export class ProbeNode {
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
       'erl',
-      [
-        '-name',
-        name,
-        '-noshell',
-        '-noinput',
-        '-start_epmd',
-        'false',
-        '-kernel',
-        'inet_dist_use_interface',
-        '{127,0,0,1}',
-        '-pa',
-        ebin,
-        ...(opts.erlArgs ?? []),
-        '-eval',
-        'ct_probe:start()',
-      ],
+      [...localNodeArgs(name), '-pa', ebin, ...(opts.erlArgs ?? []), '-eval', 'ct_probe:start()'],
       {
         env: {
           ...erl.childEnv(),

@@ -93,7 +93,7 @@ export function startOperator(
 }
 
 /**
- * `ctopo agent` for a pod named `pod` whose BEAM node is `pod@127.0.0.1`, reading `topology` in
+ * `ctopo agent` for a pod named `pod` whose BEAM node is `pod@<host>`, reading `topology` in
  * `namespace` with `kubeconfig`; HTTP on a free loopback port. Connector flags are the caller's.
  */
 export function localAgentArgs(o: {
@@ -101,6 +101,8 @@ export function localAgentArgs(o: {
   namespace: string;
   topology: string;
   pod: string;
+  /** The host part of this pod's node name (default 127.0.0.1). */
+  host?: string;
   logLevel?: 'debug' | 'info' | 'warn';
 }): string[] {
   return [
@@ -112,7 +114,7 @@ export function localAgentArgs(o: {
     '--topology',
     o.topology,
     '--node-name',
-    `${o.pod}@127.0.0.1`,
+    `${o.pod}@${o.host ?? '127.0.0.1'}`,
     '--pod-name',
     o.pod,
     '--http-host',
