@@ -286,6 +286,12 @@ describe('erlang connector against real nodes', () => {
     round = await runAgentRound(conn, round.outcome.remembered, [a.name, b.name, late], a.name);
     expect(round.plan.disconnect).toEqual([c.name]);
     expect(round.outcome.remembered).toEqual([b.name, late]);
+    // Every agent reads the list without c; only a's runs here. b stays connected to c (earlier
+    // cases connected them), and when a connects b again global meshes c back to a through b
+    // (seen once in a full run). b's agent would drop c as a's did: this stands in for it.
+    expect((await world.rpc(b.name, `erlang disconnect_node ['${c.name}']`)).stdout.trim()).toMatch(
+      /^(true|false)$/,
+    );
     // Erlang's global may drop overlapping connections a moment after a disconnect
     // (prevent_overlapping_partitions); the agent's next round, every pollingInterval, mends
     // that, so the check runs rounds as the agent would.
