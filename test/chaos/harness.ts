@@ -22,6 +22,8 @@ import {
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
+  applyObjects,
+  readerRbac,
 } from '../support/objects.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
@@ -74,31 +76,14 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     await grantOperatorRbac(s, opSubject, [NS], NS);
     proxy = await new FaultProxy(s).start();
     const opKubeconfig = await kubeconfigForToken(s, `chaos-operator.kubeconfig`, token, proxy.url);
-    const agentBinding = JSON.stringify({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'agent', namespace: NS },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'agent' },
-      subjects: [{ kind: 'User', name: 'agent', apiGroup: 'rbac.authorization.k8s.io' }],
+    const [agentRole, agentBinding] = readerRbac({
+      namespace: NS,
+      name: 'agent',
+      topologies: ['web'],
+      verbs: ['get', 'list', 'watch'],
+      subject: { kind: 'User', name: 'agent' },
     });
-    await kubectlOk(s, ['apply', '-f', '-'], {
-      input: [
-        JSON.stringify({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'Role',
-          metadata: { name: 'agent', namespace: NS },
-          rules: [
-            {
-              apiGroups: ['cluster.netzlive.io'],
-              resources: ['clustertopologies'],
-              resourceNames: ['web'],
-              verbs: ['get', 'list', 'watch'],
-            },
-          ],
-        }),
-        agentBinding,
-      ].join('\n'),
-    });
+    await applyObjects(s, [agentRole, agentBinding]);
     const agentKubeconfig = await kubeconfigForUser(s, 'agent');
     await applyTopology(s, NS, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
@@ -239,7 +224,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         case 'rbacAgent':
           await kubectlOk(s, ['-n', NS, 'delete', 'rolebinding', 'agent']);
           await sleep(a.forMs);
-          await kubectlOk(s, ['apply', '-f', '-'], { input: agentBinding });
+          await applyObjects(s, [agentBinding]);
           return;
         case 'killOperator':
         case 'failover': {

@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubeconfigForUser,
-  kubectlOk,
-  sharedCluster,
-} from '../support/cluster.js';
-import {
-  applyTopology,
-  createNode,
-  createPod,
-  grantOperatorRbac,
-  setPodStatus,
-  topologyStatus,
-} from '../support/objects.js';
+import { freshNamespace, kubeconfigForUser, kubectlOk, sharedCluster } from '../support/cluster.js';
+import { applyTopology, createNode, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { fixture, runCtopo } from './cli-run.js';
+import { operatorNamespace } from '../support/world.js';
 
 // `ctopo analyze` end to end: offline on layout files, and live on the analysis the real operator
 // writes for pods bound to Nodes with failure-domain labels (seed 003's three voters).
@@ -105,11 +93,8 @@ describe('ctopo analyze NAME (live, the real operator)', () => {
     runCtopo(['analyze', '--kubeconfig', s.kubeconfig, '-n', ns, 'etcd', ...extra]);
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'cli-analyze');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('cli-analyze'));
     // Seed 003: three VMs, two on hypervisor hv-1 at site A, one at site B.
     await createNode(s, node(1), { [SITE]: 'A', [HV]: `${ns}-hv-1` });
     await createNode(s, node(2), { [SITE]: 'A', [HV]: `${ns}-hv-1` });
@@ -236,11 +221,8 @@ describe('declared voters and analysis Off (the real operator)', () => {
   const node = (i: number) => `${ns}-n${i}`;
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'cli-voters');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('cli-voters'));
     for (const [i, site] of [
       [1, 'A'],
       [2, 'B'],
@@ -350,12 +332,10 @@ describe("the control plane's own etcd (examples/control-plane-etcd.yaml, the re
 
   beforeAll(async () => {
     s = await sharedCluster();
-    await installCrd(s);
     // A stand-in for kube-system: the kubeadm static pods' labels, one etcd per control-plane Node.
     podNs = await freshNamespace(s, 'cli-etcd-system');
-    topoNs = await freshNamespace(s, 'cli-etcd-ctopo');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${topoNs}` }, [topoNs, podNs], topoNs);
-    const kubeconfig = await kubeconfigForUser(s, `op-${topoNs}`);
+    let kubeconfig: string;
+    ({ ns: topoNs, kubeconfig } = await operatorNamespace('cli-etcd-ctopo', [podNs]));
     for (const i of [1, 2, 3]) {
       await createNode(s, node(i), { [HOST]: node(i) });
       await createPod(s, podNs, `etcd-${node(i)}`, {

@@ -7,16 +7,11 @@ import {
   kubectlOk,
   sharedCluster,
 } from '../support/cluster.js';
-import {
-  applyTopology,
-  createPod,
-  grantOperatorRbac,
-  setPodStatus,
-  topologyStatus,
-} from '../support/objects.js';
+import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { runCtopo } from './cli-run.js';
+import { operatorNamespace } from '../support/world.js';
 
 // `ctopo explain` end to end, against the status the real operator writes.
 
@@ -32,11 +27,8 @@ describe('ctopo explain (real operator)', () => {
     runCtopo(['explain', '--kubeconfig', kubeconfig, '-n', ns, 'web', pod]);
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'cli-explain');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('cli-explain'));
     await createPod(s, ns, 'myname-web-0', {
       annotations: { [HOST]: DNS_PATH },
       env: [{ name: 'EXTERNAL_DNS', value: 'myname-web.netzlive.svc.cluster.local' }],

@@ -2,24 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerMember, type PeerWatch } from '../../operator/index.js';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
 import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubeconfigForUser,
-  kubectl,
-  kubectlOk,
-  sharedCluster,
-} from '../support/cluster.js';
-import {
-  applyTopology,
-  condition,
-  createPod,
-  grantOperatorRbac,
-  setPodStatus,
-  topologyStatus,
-} from '../support/objects.js';
+import { kubectl, kubectlOk } from '../support/cluster.js';
+import { applyTopology, condition, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
 
 /**
  * Naming modes and the membership policy on the real API server, with the real operator: pod
@@ -55,10 +42,8 @@ describe('spec.naming modes and spec.membership on the real API server', () => {
     st?.peers?.find((p) => p.pod === pod);
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'member');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('member'));
     await applyTopology(
       s,
       ns,
@@ -68,7 +53,7 @@ describe('spec.naming modes and spec.membership on the real API server', () => {
         membership: { peers: 'Ready', terminating: 'Drop' },
       }),
     );
-    op = startOperator(await kubeconfigForUser(s, `op-${ns}`), ['--namespaces', ns, '--no-leader-elect']);
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
     watch = watchPeers(
       { namespace: ns, name: 'web', kubeconfig: s.kubeconfig, onMembers: (m) => memberLists.push(m) },
       () => {},

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubeconfigForToken,
-  kubeconfigForUser,
-  sharedCluster,
-} from '../support/cluster.js';
+import { freshNamespace, installCrd, kubeconfigForToken, sharedCluster } from '../support/cluster.js';
 import {
   applyTopology,
   canI,
@@ -24,6 +18,7 @@ import {
 import { FaultProxy } from '../support/fault-proxy.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
 
 /** The seed's error table, row by row, on a real API server. */
 
@@ -35,11 +30,7 @@ describe('401/403: listing pods refused (RBAC taken away for real)', () => {
   const user = () => ({ kind: 'User' as const, name: `op-${ns}` });
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'forbid');
-    await grantOperatorRbac(s, user(), [ns], ns);
-    kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    ({ s, ns, kubeconfig } = await operatorNamespace('forbid'));
     await seedPods(s, ns, 3, { subnet: '10.2.0' });
     await applyTopology(s, ns, 'retain', {
       selector: 'netzlive/pod-type=cluster-service',

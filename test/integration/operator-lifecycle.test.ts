@@ -27,6 +27,7 @@ import {
 import { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
 
 describe('configuration is checked at start', () => {
   it.each([
@@ -64,11 +65,10 @@ describe('topologies that cannot work are refused; the others keep working', () 
 
   beforeAll(async () => {
     s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'refuse');
     other = await freshNamespace(s, 'other');
     allowed = await freshNamespace(s, 'allowed');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns, other, allowed], ns);
+    let kubeconfig: string;
+    ({ ns, kubeconfig } = await operatorNamespace('refuse', [other, allowed]));
     await seedPods(s, ns, 2, { subnet: '10.3.0' });
     await seedPods(s, other, 2, { prefix: 'secret', subnet: '10.3.0' });
     await seedPods(s, allowed, 1, { prefix: 'shared', subnet: '10.3.0' });
@@ -83,7 +83,7 @@ describe('topologies that cannot work are refused; the others keep working', () 
     });
     // The API server accepts any string as a selector in the CRD; the list refuses this one.
     await applyTopology(s, ns, 'badselector', { selector: 'app in (web' });
-    op = startOperator(await kubeconfigForUser(s, `op-${ns}`), [
+    op = startOperator(kubeconfig, [
       '--namespaces',
       ns,
       '--no-leader-elect',
@@ -160,11 +160,7 @@ describe('topologies that cannot work are refused; the others keep working', () 
 
 describe('restarting the operator changes nothing in any status', () => {
   it('keeps peers, conditions and their transition times across a restart', async () => {
-    const s = await sharedCluster();
-    await installCrd(s);
-    const ns = await freshNamespace(s, 'restart');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    const kc = await kubeconfigForUser(s, `op-${ns}`);
+    const { s, ns, kubeconfig: kc } = await operatorNamespace('restart');
     await seedPods(s, ns, 3, { subnet: '10.3.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
@@ -208,11 +204,7 @@ describe('leader election with two replicas', () => {
   const replicas: CtopoProcess[] = [];
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'leader');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    kc = await kubeconfigForUser(s, `op-${ns}`);
+    ({ s, ns, kubeconfig: kc } = await operatorNamespace('leader'));
     await seedPods(s, ns, 2, { subnet: '10.3.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import { freshNamespace, installCrd, kubeconfigForUser, sharedCluster } from '../support/cluster.js';
 import {
   applyTopology,
   condition,
   createPod,
   deletePod,
-  grantOperatorRbac,
   setPodStatus,
   topologyStatus,
 } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { nodeFlagsOf } from '../../bench/proc.js';
+import { operatorNamespace } from '../support/world.js';
 
 const EXTERNAL_DNS_PATH = "$.spec.containers[?(@.name >= '0')].env[?(@.name == 'EXTERNAL_DNS')].value";
 const HOST = 'netzlive/hostname-naming-jsonpath';
@@ -24,11 +23,8 @@ describe('the operator publishes peers and exclusions in .status (real API serve
   let op: CtopoProcess;
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'naming');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    const kubeconfig = await kubeconfigForUser(s, `op-${ns}`);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('naming'));
     // A poll every 10 minutes: anything the status shows within seconds came through the watch.
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',

@@ -3,22 +3,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubeconfigForUser,
-  kubectlOk,
-  sharedCluster,
-} from '../support/cluster.js';
-import {
-  applyTopology,
-  createPod,
-  grantOperatorRbac,
-  setPodStatus,
-  topologyStatus,
-} from '../support/objects.js';
+import { kubectlOk } from '../support/cluster.js';
+import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
 
 /**
  * The status protocol on a real API server (docs/status-protocol.md): the operator writes the
@@ -51,12 +40,8 @@ describe('the status protocol', () => {
     (await getJson<{ metadata: { resourceVersion: string } }>(['ctopo', 'web'])).metadata.resourceVersion;
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'proto');
+    ({ s, ns, kubeconfig: opKubeconfig } = await operatorNamespace('proto'));
     dir = await mkdtemp(join(tmpdir(), 'ctopo-proto-'));
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
-    opKubeconfig = await kubeconfigForUser(s, `op-${ns}`);
     for (const [i, pod] of ['p-0', 'p-1'].entries()) {
       await createPod(s, ns, pod);
       await setPodStatus(s, ns, pod, { ip: `10.7.0.${i + 1}` });

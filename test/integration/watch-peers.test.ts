@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerWatch } from '../../operator/index.js';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../support/cluster.js';
-import { applyTopology, createPod, deletePod, grantOperatorRbac, setPodStatus } from '../support/objects.js';
-import { kubeconfigForUser } from '../support/cluster.js';
+import { kubectlOk } from '../support/cluster.js';
+import { applyTopology, createPod, deletePod, setPodStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
 
 describe('watchPeers, the library for Node.js applications', () => {
   let s: ControlPlaneState;
@@ -16,15 +16,13 @@ describe('watchPeers, the library for Node.js applications', () => {
   const troubles: string[] = [];
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'lib');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('lib'));
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',
     });
-    op = startOperator(await kubeconfigForUser(s, `op-${ns}`), ['--namespaces', ns, '--no-leader-elect']);
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
     watch = watchPeers(
       { namespace: ns, name: 'web', kubeconfig: s.kubeconfig, onTrouble: (cause) => troubles.push(cause) },
       (peers) => seen.push(peers),

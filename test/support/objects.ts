@@ -143,14 +143,11 @@ export async function eventsFor(
  */
 export async function grantOperatorRbac(
   s: ControlPlaneState,
-  subject: { kind: 'User' | 'ServiceAccount'; name: string; namespace?: string },
+  subject: RbacSubject,
   podNamespaces: string[],
   id: string,
 ): Promise<void> {
-  const subj =
-    subject.kind === 'User'
-      ? { kind: 'User', name: subject.name, apiGroup: 'rbac.authorization.k8s.io' }
-      : { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace };
+  const subj = subjectRef(subject);
   const docs: unknown[] = [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -191,6 +188,63 @@ export async function grantOperatorRbac(
     },
   ];
   for (const ns of podNamespaces) docs.push(podBinding(ns, id, subj));
+  await applyObjects(s, docs);
+}
+
+export interface RbacSubject {
+  kind: 'User' | 'ServiceAccount';
+  name: string;
+  namespace?: string;
+}
+
+function subjectRef(subject: RbacSubject) {
+  return subject.kind === 'User'
+    ? { kind: 'User', name: subject.name, apiGroup: 'rbac.authorization.k8s.io' }
+    : { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace };
+}
+
+/**
+ * A reader's least privilege: a Role `name` that may read the named ClusterTopologies (with
+ * `leases`, their liveness Leases too) and nothing else, and its RoleBinding to `subject`.
+ */
+export function readerRbac(o: {
+  namespace: string;
+  name: string;
+  topologies: string[];
+  verbs: string[];
+  leases?: boolean;
+  subject: RbacSubject;
+}): [role: object, binding: object] {
+  const rules = [
+    {
+      apiGroups: ['cluster.netzlive.io'],
+      resources: ['clustertopologies'],
+      resourceNames: o.topologies,
+      verbs: o.verbs,
+    },
+  ];
+  if (o.leases)
+    rules.push({
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: o.topologies.map((t) => `clustertopology.${t}`),
+      verbs: o.verbs,
+    });
+  const metadata = { name: o.name, namespace: o.namespace };
+  return [
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata, rules },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: o.name },
+      subjects: [subjectRef(o.subject)],
+    },
+  ];
+}
+
+/** `kubectl apply` of objects given as plain values. */
+export async function applyObjects(s: ControlPlaneState, docs: unknown[]): Promise<void> {
   await kubectlOk(s, ['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n') });
 }
 
@@ -212,13 +266,9 @@ export async function restorePods(
   s: ControlPlaneState,
   ns: string,
   id: string,
-  subject: { kind: 'User' | 'ServiceAccount'; name: string; namespace?: string },
+  subject: RbacSubject,
 ): Promise<void> {
-  const subj =
-    subject.kind === 'User'
-      ? { kind: 'User', name: subject.name, apiGroup: 'rbac.authorization.k8s.io' }
-      : { kind: 'ServiceAccount', name: subject.name, namespace: subject.namespace };
-  await kubectlOk(s, ['apply', '-f', '-'], { input: JSON.stringify(podBinding(ns, id, subj)) });
+  await applyObjects(s, [podBinding(ns, id, subjectRef(subject))]);
 }
 
 /** Asks the API server whether `kubeconfig`'s identity may do something (RBAC reaches the authorizer through informers). */

@@ -16,6 +16,8 @@ import {
   revokePods,
   setPodStatus,
   topologyStatus,
+  applyObjects,
+  readerRbac,
 } from '../../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
@@ -79,32 +81,16 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
     await grantOperatorRbac(s, { kind: 'User', name: 'operator' }, [NS], 'e2e');
     opKubeconfig = await kubeconfigForUser(s, 'operator');
     // The agent may read one ClusterTopology and nothing else.
-    await kubectlOk(s, ['apply', '-f', '-'], {
-      input: [
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'Role',
-          metadata: { name: 'agent', namespace: NS },
-          rules: [
-            {
-              apiGroups: ['cluster.netzlive.io'],
-              resources: ['clustertopologies'],
-              resourceNames: ['web'],
-              verbs: ['get', 'list', 'watch'],
-            },
-          ],
-        },
-        {
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'RoleBinding',
-          metadata: { name: 'agent', namespace: NS },
-          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'agent' },
-          subjects: [{ kind: 'User', name: 'agent', apiGroup: 'rbac.authorization.k8s.io' }],
-        },
-      ]
-        .map((d) => JSON.stringify(d))
-        .join('\n'),
-    });
+    await applyObjects(
+      s,
+      readerRbac({
+        namespace: NS,
+        name: 'agent',
+        topologies: ['web'],
+        verbs: ['get', 'list', 'watch'],
+        subject: { kind: 'User', name: 'agent' },
+      }),
+    );
     agentKubeconfig = await kubeconfigForUser(s, 'agent');
     await applyTopology(s, NS, 'web', {
       selector: 'netzlive/pod-type=cluster-service',

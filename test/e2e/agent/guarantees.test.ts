@@ -11,6 +11,8 @@ import {
   deletePod,
   grantOperatorRbac,
   setPodStatus,
+  applyObjects,
+  readerRbac,
 } from '../../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
@@ -94,41 +96,15 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     expect(losses).toEqual([]);
     for (const m of WEB) expect(watch.samplesSince(mark, full(m))).toBeGreaterThanOrEqual(3);
   };
-  const agentRbac = (binding: boolean) =>
-    [
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: 'agent', namespace: NS },
-        rules: [
-          {
-            apiGroups: ['cluster.netzlive.io'],
-            resources: ['clustertopologies'],
-            resourceNames: ['web', 'solo'],
-            verbs: ['get', 'list', 'watch'],
-          },
-          {
-            apiGroups: ['coordination.k8s.io'],
-            resources: ['leases'],
-            resourceNames: ['clustertopology.web', 'clustertopology.solo'],
-            verbs: ['get', 'list', 'watch'],
-          },
-        ],
-      },
-      ...(binding
-        ? [
-            {
-              apiVersion: 'rbac.authorization.k8s.io/v1',
-              kind: 'RoleBinding',
-              metadata: { name: 'agent', namespace: NS },
-              roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'agent' },
-              subjects: [{ kind: 'User', name: 'agent', apiGroup: 'rbac.authorization.k8s.io' }],
-            },
-          ]
-        : []),
-    ]
-      .map((d) => JSON.stringify(d))
-      .join('\n');
+  const agentRbac = () =>
+    readerRbac({
+      namespace: NS,
+      name: 'agent',
+      topologies: ['web', 'solo'],
+      verbs: ['get', 'list', 'watch'],
+      leases: true,
+      subject: { kind: 'User', name: 'agent' },
+    });
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'ctopo-guarantees-'));
@@ -154,7 +130,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     await kubectlOk(s, ['create', 'namespace', NS]);
     await grantOperatorRbac(s, { kind: 'User', name: 'operator' }, [NS], 'e2e');
     opKubeconfig = await kubeconfigForUser(s, 'operator');
-    await kubectlOk(s, ['apply', '-f', '-'], { input: agentRbac(true) });
+    await applyObjects(s, agentRbac());
     agentKubeconfig = await kubeconfigForUser(s, 'agent');
     await applyTopology(s, NS, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
@@ -189,7 +165,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     await everyAgentIn('Forbidden', 1);
     await sleep(3_000);
     await noLosses(mark);
-    await kubectlOk(s, ['apply', '-f', '-'], { input: agentRbac(true) });
+    await applyObjects(s, agentRbac());
     await everyAgentIn('Forbidden', 0);
     await noLosses(mark);
   });

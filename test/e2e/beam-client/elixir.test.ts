@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
 import { mintClient } from '../../../operator/devcluster/pki.js';
 import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../../support/cluster.js';
-import { applyTopology } from '../../support/objects.js';
+import { applyTopology, applyObjects, readerRbac } from '../../support/objects.js';
 import { ErlangTestEnv, run } from '../../support/erlang.js';
 import { buildClient, clientDir, ProbeNode, repoRoot } from '../../support/beam-client.js';
 import { waitFor } from '../../support/wait.js';
@@ -122,32 +122,16 @@ it('an Elixir app built with mix (git dependency, sparse:) runs the client in it
     }),
   ]);
   const creds = await mintClient(s.pki, `user-beam-ex-${ns}`, `beam-ex-${ns}`, []);
-  await kubectlOk(s, ['apply', '-f', '-'], {
-    input: [
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: 'beam', namespace: ns },
-        rules: [
-          {
-            apiGroups: ['cluster.netzlive.io'],
-            resources: ['clustertopologies'],
-            resourceNames: ['web'],
-            verbs: ['get', 'watch'],
-          },
-        ],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: 'beam', namespace: ns },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'beam' },
-        subjects: [{ kind: 'User', name: `beam-ex-${ns}`, apiGroup: 'rbac.authorization.k8s.io' }],
-      },
-    ]
-      .map((d) => JSON.stringify(d))
-      .join('\n'),
-  });
+  await applyObjects(
+    s,
+    readerRbac({
+      namespace: ns,
+      name: 'beam',
+      topologies: ['web'],
+      verbs: ['get', 'watch'],
+      subject: { kind: 'User', name: `beam-ex-${ns}` },
+    }),
+  );
   const ebin = await buildClient(join(root, 'probe-build'));
   const p1 = await ProbeNode.start(erl, ebin, 'p1', {
     client: {

@@ -13,6 +13,9 @@ import {
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
+  applyObjects,
+  readerRbac,
+  type RbacSubject,
 } from '../../support/objects.js';
 import { CtopoProcess, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, run } from '../../support/erlang.js';
@@ -40,42 +43,10 @@ const FAST = {
   connect_timeout_ms: 3000,
 };
 
-function readerRole(name: string, topology: string) {
-  return [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name, namespace: NS },
-      rules: [
-        {
-          apiGroups: ['cluster.netzlive.io'],
-          resources: ['clustertopologies'],
-          resourceNames: [topology],
-          verbs: ['get', 'watch'],
-        },
-        {
-          apiGroups: ['coordination.k8s.io'],
-          resources: ['leases'],
-          resourceNames: [`clustertopology.${topology}`],
-          verbs: ['get', 'watch'],
-        },
-      ],
-    },
-  ];
-}
-
-function binding(name: string, subject: Record<string, string>) {
-  return {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name, namespace: NS },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-    subjects: [subject],
-  };
-}
-
-const apply = (s: ControlPlaneState, docs: unknown[]) =>
-  kubectlOk(s, ['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n') });
+/** What the library needs: get and watch on its one ClusterTopology and its Lease. */
+const BEAM_SA: RbacSubject = { kind: 'ServiceAccount', name: 'beam', namespace: NS };
+const readerOf = (name: string, topology: string, subject: RbacSubject) =>
+  readerRbac({ namespace: NS, name, topologies: [topology], verbs: ['get', 'watch'], leases: true, subject });
 
 describe('the BEAM client meshes real nodes from the operator’s status, inside the VM', () => {
   let s: ControlPlaneState;
@@ -145,10 +116,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
     await grantOperatorRbac(s, { kind: 'User', name: 'operator' }, [NS], 'e2e');
     opKubeconfig = await kubeconfigForUser(s, 'operator');
     // The client may get/watch its one ClusterTopology and its one Lease, nothing else.
-    await apply(s, [
-      ...readerRole('beam-reader', 'web'),
-      binding('beam-reader', { kind: 'ServiceAccount', name: 'beam', namespace: NS }),
-    ]);
+    await applyObjects(s, readerOf('beam-reader', 'web', BEAM_SA));
     token = await serviceAccountToken(s, NS, 'beam');
     saDir = join(erl.root, 'sa');
     await mkdir(saDir);
@@ -212,7 +180,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
   it('the operator stopped past the staleness limit: stale reported, no connection lost', async () => {
     await op.stop();
     // The operator's Lease as it is once the operator has been silent past its limit.
-    await apply(s, [lease(new Date(Date.now() - 120_000), 93)]);
+    await applyObjects(s, [lease(new Date(Date.now() - 120_000), 93)]);
     const t = Date.now();
     await waitFor(
       'a to report the operator stale',
@@ -222,7 +190,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
     await sleep(4_000);
     nothingLost(['a', 'b', 'c'], t);
     // A Lease renewed a moment ago: live again.
-    await apply(s, [lease(new Date(), 93)]);
+    await applyObjects(s, [lease(new Date(), 93)]);
     await waitFor(
       'a to report the operator live',
       async () => (await nodes.get('a')!.state()).liveness.value === 'live',
@@ -260,7 +228,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
     expect((await nodes.get('c')!.state()).trouble!.detail).toContain('403');
     await sleep(3_000);
     nothingLost(['a', 'b', 'c', 'e'], t);
-    await apply(s, [binding('beam-reader', { kind: 'ServiceAccount', name: 'beam', namespace: NS })]);
+    await applyObjects(s, [readerOf('beam-reader', 'web', BEAM_SA)[1]]);
     await waitFor('c out of trouble', async () => (await nodes.get('c')!.state()).trouble === null, 30_000);
   });
 
@@ -393,10 +361,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
     // A second topology for the TLS nodes; their client authenticates with a client certificate.
     await applyTopology(s, NS, 'tls', { selector: 'netzlive/pod-type=tls-service', pollingInterval: '1s' });
     const creds = await mintClient(s.pki, 'user-beam-tls', 'beam-tls', []);
-    await apply(s, [
-      ...readerRole('beam-tls', 'tls'),
-      binding('beam-tls', { kind: 'User', name: 'beam-tls', apiGroup: 'rbac.authorization.k8s.io' }),
-    ]);
+    await applyObjects(s, readerOf('beam-tls', 'tls', { kind: 'User', name: 'beam-tls' }));
     const members = ['t1', 't2', 't3'];
     // The nodes start first (in parallel), then their pods are listed.
     const started = members.map((m) =>

@@ -2,18 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubeconfigForUser,
-  kubectlOk,
-  sharedCluster,
-} from '../../support/cluster.js';
+import { kubectlOk } from '../../support/cluster.js';
 import {
   applyTopology,
   createPod,
   deletePod,
-  grantOperatorRbac,
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
@@ -21,6 +14,7 @@ import {
 import { startOperator, type CtopoProcess } from '../../support/operator-process.js';
 import { Atom, MigrationWorld, type MigrationNode, type Term } from '../../support/migration-nodes.js';
 import { sleep, waitFor } from '../../support/wait.js';
+import { operatorNamespace } from '../../support/world.js';
 
 /**
  * Moving a running cluster from libcluster's Kubernetes strategy to cluster-topology and back,
@@ -59,10 +53,8 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
   let tokenFile: string;
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'migrate');
-    await grantOperatorRbac(s, { kind: 'User', name: `op-${ns}` }, [ns], ns);
+    let opKubeconfig: string;
+    ({ s, ns, kubeconfig: opKubeconfig } = await operatorNamespace('migrate'));
     world = await MigrationWorld.start({ 'web.mig.test': '127.0.0.61' });
     // The application's service account: libcluster needs to list pods; the BEAM client needs
     // get/watch on its ClusterTopology and its Lease. During the migration it has both.
@@ -90,7 +82,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
       },
     ];
     await kubectlOk(s, ['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n') });
-    op = startOperator(await kubeconfigForUser(s, `op-${ns}`), ['--namespaces', ns, '--no-leader-elect']);
+    op = startOperator(opKubeconfig, ['--namespaces', ns, '--no-leader-elect']);
   });
 
   afterAll(async () => {
