@@ -466,10 +466,6 @@ export const beamClientDir = join(
 );
 
 /**
- * Compiles the OTP client library into `ebin` (with its .app file), then `extra` modules that
- * use it (a test probe, the demo's node module).
- */
-/**
  * `erl` flags of a node of a test world: a long name, no shell, this world's epmd (started by the
  * world, not by the node) and distribution on loopback only.
  */
@@ -487,6 +483,10 @@ export function localNodeArgs(name: string): string[] {
   ];
 }
 
+/**
+ * Compiles the OTP client library into `ebin` (with its .app file), then `extra` modules that
+ * use it (a test probe, the demo's node module).
+ */
 export async function compileBeamClient(ebin: string, extra: readonly string[] = []): Promise<void> {
   await mkdir(ebin, { recursive: true });
   const src = join(beamClientDir, 'src');

@@ -159,8 +159,8 @@ describe('the image as built', () => {
 });
 
 const COOKIE = 'real-node-cookie';
-/** The three pods of the StatefulSet that joins through the OTP library. */
-const selector = 'app.kubernetes.io/name=myname-api';
+/** One of the three pods of the StatefulSet that joins through the OTP library. */
+const viaLibrary = (p: Pod) => p.metadata.labels?.['app.kubernetes.io/name'] === 'myname-api';
 /** Every pod of the topology: those three and the one that joins through the sidecar agent. */
 const members = 'netzlive/pod-type=cluster-service';
 
@@ -293,8 +293,8 @@ async function clientReport(p: Pod): Promise<string> {
 }
 
 describe('BEAM pods on a real node: three through the OTP library, one through the sidecar agent', () => {
-  const live = async (sel = members) =>
-    (await pods(appNs, sel)).filter((p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP);
+  const isLive = (p: Pod) => !p.metadata.deletionTimestamp && ready(p) && !!p.status.podIP;
+  const live = async () => (await pods(appNs, members)).filter(isLive);
   const meshed = (l: Pod[], view: Map<string, string[] | undefined>) =>
     l.every((p) => l.every((q) => p === q || view.get(nodeName(p))?.includes(nodeName(q))));
 
@@ -315,7 +315,7 @@ describe('BEAM pods on a real node: three through the OTP library, one through t
   });
 
   it('the OTP library in each pod read its topology with the pod’s own token and CA: self check passed, no trouble, the operator live, three peers connected', async () => {
-    const lib = await live(selector);
+    const lib = (await live()).filter(viaLibrary);
     expect(lib).toHaveLength(3);
     const reports = await Promise.all(lib.map(clientReport));
     expect(reports).toEqual(lib.map(() => '{ok,{true,undefined,live,3}}'));
@@ -396,21 +396,19 @@ describe('BEAM pods on a real node: three through the OTP library, one through t
     const deadline = Date.now() + 300_000;
     let done = false;
     while (!done && Date.now() < deadline) {
-      const all = await pods(appNs, members);
-      const stayers = all.filter(
-        (p) => !p.metadata.deletionTimestamp && ready(p) && p.status.podIP && old.has(nodeName(p)),
-      );
+      // One pod list a second; the stayers are asked first, so a new pod slow to answer does
+      // not delay their sample.
+      const l = await live();
+      const stayers = l.filter((p) => old.has(nodeName(p)));
       const view = await meshView(stayers);
       for (const p of stayers)
         for (const q of stayers) {
           const seen = view.get(nodeName(p));
           if (p !== q && seen && !seen.includes(nodeName(q))) broken.push(`${nodeName(p)} ✗ ${nodeName(q)}`);
         }
-      const fresh = await live(selector);
-      if (fresh.length === 3 && fresh.every((p) => !old.has(nodeName(p)))) {
-        const l = await live();
+      const fresh = l.filter(viaLibrary);
+      if (fresh.length === 3 && fresh.every((p) => !old.has(nodeName(p))))
         done = l.length === 4 && meshed(l, await meshView(l));
-      }
       await new Promise((r) => setTimeout(r, 1000));
     }
     expect(broken).toEqual([]);
@@ -418,8 +416,9 @@ describe('BEAM pods on a real node: three through the OTP library, one through t
   }, 360_000);
 
   it('kubectl delete pod with a grace period: terminating in the status during it, then gone and disconnected', async () => {
-    const victim = (await live(selector))[0];
-    const rest = (await live()).filter((p) => p.metadata.uid !== victim!.metadata.uid);
+    const before = await live();
+    const victim = before.find(viaLibrary);
+    const rest = before.filter((p) => p !== victim);
     await kubectlOk(s, [
       '-n',
       appNs,

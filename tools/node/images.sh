@@ -114,7 +114,7 @@ build_beam() {
   # The OTP client library (clients/beam) is compiled here with this machine's erlc and laid into
   # the image at /opt/cluster_topology/ebin: both are Debian bookworm's OTP 25.
   local key f ebin
-  key=$(cd "$repo" && stamp "$here/images.sh" clients/beam/src/*)
+  key=$(cd "$repo" && stamp tools/node/images.sh clients/beam/src/*) # relative: one key for every clone
   f=$out/ctopo-beam-$key.tar
   [[ -f $f ]] && { say "ctopo-beam:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"; return; }
   command -v erlc >/dev/null || { echo "images: erlc is needed for the BEAM image (apt-get install erlang-dev)" >&2; exit 1; }
