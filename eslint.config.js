@@ -75,6 +75,9 @@ const restrict = (...patterns) => ['error', { patterns }];
 const PURE_CORE = [
   'operator/naming/**/*.ts',
   'operator/failure-domains/**/*.ts',
+  'operator/mesh/**/*.ts',
+  'operator/protocol/member-report.ts',
+  'operator/protocol/report-plan.ts',
   'operator/api/schema.ts',
   'operator/api/validate.ts',
   'operator/controller/status.ts',
