@@ -1,4 +1,5 @@
 import { GROUP, PLURAL, VERSION } from '../api/schema.js';
+import { MEMBER_PLURAL } from '../api/member-schema.js';
 
 /**
  * Every API path this project asks for, built in one place: each name segment is escaped, so a
@@ -42,5 +43,11 @@ export function eventsPath(namespace: string): string {
 /** coordination.k8s.io/v1 Leases of a namespace, or one Lease. */
 export function leasesPath(namespace: string, name?: string): string {
   const all = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
+  return name === undefined ? all : `${all}/${seg(name)}`;
+}
+
+/** ClusterTopologyMember reports of a namespace, or one report. */
+export function memberReportsPath(namespace: string, name?: string): string {
+  const all = `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${MEMBER_PLURAL}`;
   return name === undefined ? all : `${all}/${seg(name)}`;
 }

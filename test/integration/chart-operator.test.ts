@@ -602,6 +602,12 @@ describe('agent RBAC: the example RoleBinding with resourceNames, and the chartâ
       },
       // The operator's per-topology liveness Leases (the status protocol's staleness rule).
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+      // Member reports: RBAC cannot tell whose; the chart's admission policy does (member-reports.test).
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologymembers'],
+        verbs: ['create', 'update', 'patch'],
+      },
     ]);
     const token = await serviceAccountToken(s, appNs, 'reader');
     await kubectlOk(s, [

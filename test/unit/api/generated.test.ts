@@ -1,8 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import {
-  CHART_CRD_PATH,
-  CHART_MEMBER_CRD_PATH,
   CRD_PATH,
   MEMBER_CRD_PATH,
   TYPES_PATH,
@@ -15,10 +13,6 @@ describe('generated API files', () => {
   it('crds/ holds exactly what operator/api/schema.ts generates (run `npm run generate`)', async () => {
     expect(await readFile(CRD_PATH, 'utf8')).toBe(renderCrd());
     expect(await readFile(MEMBER_CRD_PATH, 'utf8')).toBe(renderMemberCrd());
-  });
-  it("the chart's crds/ holds the same CRDs", async () => {
-    expect(await readFile(CHART_CRD_PATH, 'utf8')).toBe(renderCrd());
-    expect(await readFile(CHART_MEMBER_CRD_PATH, 'utf8')).toBe(renderMemberCrd());
   });
   it('types.generated.ts holds exactly what the schema generates (run `npm run generate`)', async () => {
     expect(await readFile(TYPES_PATH, 'utf8')).toBe(renderTypes());
