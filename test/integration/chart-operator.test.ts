@@ -331,6 +331,7 @@ describe('the chart RBAC on a real API server', () => {
       'READY',
       'REASON',
       'QUORUM',
+      'MESH',
       'LAST POLL',
       'AGE',
     ]);
