@@ -56,6 +56,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./explain.js')).explainCommand,
   },
   {
+    name: 'mesh',
+    summary: "who is connected to whom, by the members' own reports: a members × members matrix",
+    load: async () => (await import('./mesh.js')).meshCommand,
+  },
+  {
     name: 'demo',
     summary: 'run everything on a throwaway local control plane and print what a user sees',
     load: () => fromClone('demo', async () => (await import('./demo.js')).demoCommand),
