@@ -58,8 +58,10 @@ export interface ProbeOptions {
   readonly client: Record<string, unknown>;
   /** HOSTNAME for the node (the pod name the client's self check uses). */
   readonly hostname?: string;
-  /** Extra erl arguments (e.g. TLS distribution). */
+  /** Extra erl arguments (e.g. TLS distribution's `-ssl_dist_optfile`). */
   readonly erlArgs?: readonly string[];
+  /** `-proto_dist` (e.g. `inet_tls`, `inet6_tls`); default inet_tcp, or inet6_tcp for an IPv6 world. */
+  readonly protoDist?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly sampleMs?: number;
 }
@@ -92,7 +94,14 @@ export class ProbeNode {
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
       'erl',
-      [...localNodeArgs(name), '-pa', ebin, ...(opts.erlArgs ?? []), '-eval', 'ct_probe:start()'],
+      [
+        ...localNodeArgs(name, opts.protoDist),
+        '-pa',
+        ebin,
+        ...(opts.erlArgs ?? []),
+        '-eval',
+        'ct_probe:start()',
+      ],
       {
         env: {
           ...erl.childEnv(),
