@@ -1,0 +1,268 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { X509Certificate } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { watchPeers, type PeerWatch } from '../../../operator/index.js';
+import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import { installCrd, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
+import {
+  applyObjects,
+  applyTopology,
+  createPod,
+  grantOperatorRbac,
+  readerRbac,
+  serviceAccountToken,
+  setPodStatus,
+  topologyStatus,
+} from '../../support/objects.js';
+import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
+import { ErlangTestEnv } from '../../support/erlang.js';
+import { buildClient, ProbeNode } from '../../support/beam-client.js';
+import { distTlsOptfile } from '../../support/dist-tls.js';
+import { waitFor } from '../../support/wait.js';
+
+/**
+ * IPv6 end to end, on real things: a real API server that listens on [::1] only, the real
+ * operator, watchPeers and the sidecar reading from it, pods with IPv6 IPs named by PodIP and
+ * PodDNS, and real BEAM nodes named `name@::1` that the OTP library meshes over
+ * `-proto_dist inet6_tcp` and `inet6_tls`, its API address given as a pod gets it: a bare
+ * IPv6 KUBERNETES_SERVICE_HOST.
+ */
+
+const NS = 'app';
+
+/** Options that keep the tests short: the real defaults are seconds to minutes. */
+const FAST = {
+  backoff_min_ms: 100,
+  backoff_max_ms: 1000,
+  retry_ms: 500,
+  reconnect_delay_ms: 100,
+  watch_timeout_s: 3,
+  request_timeout_ms: 5000,
+  connect_timeout_ms: 3000,
+};
+
+/** Pod IPs as an IPv6 cluster gives them (RFC 5952 form), and the names expected for them. */
+const PODS = [
+  { pod: 'v6-0', ip: 'fd00:10:244::a', dns: 'fd00-10-244--a' },
+  { pod: 'v6-1', ip: 'fd00:10:244:1::1b', dns: 'fd00-10-244-1--1b' },
+  { pod: 'v6-2', ip: '2001:db8:0:1:2:3:4:5', dns: '2001-db8-0-1-2-3-4-5' },
+];
+const byIp = PODS.map((p) => `${p.pod}@${p.ip}`).sort();
+const byDns = PODS.map((p) => `${p.pod}@${p.dns}.${NS}.pod.cluster.local`).sort();
+
+describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes named name@::1', () => {
+  let s: ControlPlaneState;
+  let stopCluster: () => Promise<void>;
+  let erl: ErlangTestEnv;
+  let ebin: string;
+  let opKubeconfig: string;
+  let saDir: string;
+  let watch: PeerWatch | undefined;
+  const nodes = new Map<string, ProbeNode>();
+  const full = (short: string) => `${short}@::1`;
+
+  const peersOf = async (topology: string) =>
+    (await topologyStatus(s, NS, topology))?.peers?.map((p) => p.nodeName).sort();
+  const meshOf = async (members: string[], timeoutMs = 60_000) => {
+    for (const m of members)
+      await nodes
+        .get(m)!
+        .waitForNodes(members.filter((x) => x !== m).map(full), timeoutMs)
+        .catch((e: Error) => {
+          throw new Error(`${e.message}\n${nodes.get(m)!.output.slice(-3000)}`);
+        });
+  };
+
+  beforeAll(async () => {
+    ({ state: s, stop: stopCluster } = await privateCluster({ ipFamily: 'ipv6' }));
+    [erl, ebin] = await Promise.all([ErlangTestEnv.start({ ipFamily: 'ipv6' }), buildClient()]);
+    await installCrd(s);
+    await kubectlOk(s, ['create', 'namespace', NS]);
+    await grantOperatorRbac(s, { kind: 'User', name: 'operator' }, [NS], 'e2e');
+    opKubeconfig = await kubeconfigForUser(s, 'operator');
+    // The library's pods: a service account that may get/watch its topologies and their Leases.
+    await applyObjects(
+      s,
+      readerRbac({
+        namespace: NS,
+        name: 'beam-reader',
+        topologies: ['mesh', 'tls'],
+        verbs: ['get', 'watch'],
+        leases: true,
+        subject: { kind: 'ServiceAccount', name: 'beam', namespace: NS },
+      }),
+    );
+    saDir = join(erl.root, 'sa');
+    await mkdir(saDir);
+    await writeFile(join(saDir, 'token'), await serviceAccountToken(s, NS, 'beam'));
+    await writeFile(join(saDir, 'ca.crt'), await readFile(s.pki.caCert));
+    await writeFile(join(saDir, 'namespace'), NS);
+    const spec = (label: string, hostFallback: string) => ({
+      selector: `netzlive/pod-type=${label}`,
+      pollingInterval: '1s',
+      naming: { hostFallback },
+    });
+    await applyTopology(s, NS, 'byip', spec('v6', 'PodIP'));
+    await applyTopology(s, NS, 'bydns', spec('v6', 'PodDNS'));
+    await applyTopology(s, NS, 'mesh', spec('mesh', 'PodIP'));
+    await applyTopology(s, NS, 'tls', spec('tls', 'PodIP'));
+    for (const p of PODS) {
+      await createPod(s, NS, p.pod, { labels: { 'netzlive/pod-type': 'v6' } });
+      await setPodStatus(s, NS, p.pod, { ip: p.ip, ready: true });
+    }
+    startOperator(opKubeconfig, ['--namespaces', NS, '--no-leader-elect']);
+  }, 240_000);
+  afterAll(async () => {
+    watch?.stop();
+    await ProbeNode.stopAll();
+    await CtopoProcess.stopAll();
+    await erl?.stop();
+    await stopCluster?.();
+  });
+
+  it('the dev cluster serves on [::1] only, with a certificate for ::1, and its kubeconfig says so', async () => {
+    expect(s.server).toMatch(/^https:\/\/\[::1\]:\d+$/);
+    expect(await readFile(s.kubeconfig, 'utf8')).toContain(`server: ${s.server}`);
+    const cert = new X509Certificate(await readFile(s.pki.serverCert));
+    expect(cert.checkIP('::1')).toBe('::1');
+    // The `kubernetes` Service's address is IPv6 too (the API server's range follows its family).
+    const svc = await kubectlOk(s, ['get', 'service', 'kubernetes', '-o', 'jsonpath={.spec.clusterIP}']);
+    expect(svc).toBe('fd00:10:96::1');
+  });
+
+  it('the operator, reading and writing through [::1], names IPv6 pods by PodIP and by PodDNS', async () => {
+    await waitFor('the PodIP status', async () => (await peersOf('byip'))?.length === PODS.length, 60_000);
+    expect(await peersOf('byip')).toEqual(byIp);
+    await waitFor('the PodDNS status', async () => (await peersOf('bydns'))?.length === PODS.length, 60_000);
+    expect(await peersOf('bydns')).toEqual(byDns);
+    const st = await topologyStatus(s, NS, 'bydns');
+    expect(st?.peers?.every((p) => p.hostSource === 'PodDNS')).toBe(true);
+  });
+
+  it('watchPeers reads the IPv6 names through [::1]', async () => {
+    const troubles: string[] = [];
+    watch = watchPeers(
+      { namespace: NS, name: 'byip', kubeconfig: s.kubeconfig, onTrouble: (cause) => troubles.push(cause) },
+      () => {},
+    );
+    await waitFor(
+      'watchPeers to hand over the peers',
+      () => watch!.peers?.length === PODS.length,
+      30_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message} (troubles: ${troubles.join(', ')})`);
+    });
+    expect([...watch.peers!].sort()).toEqual(byIp);
+  });
+
+  it('the sidecar (ctopo agent) reads through [::1] and hands the IPv6 names to its connector', async () => {
+    const file = join(erl.root, 'peers.txt');
+    const self = PODS[0]!;
+    const agent = new CtopoProcess([
+      ...localAgentArgs({
+        kubeconfig: s.kubeconfig,
+        namespace: NS,
+        topology: 'bydns',
+        pod: self.pod,
+        host: `${self.dns}.${NS}.pod.cluster.local`,
+      }),
+      '--connector',
+      'file',
+      '--file-path',
+      file,
+    ]);
+    await agent.port();
+    const others = byDns.filter((n) => !n.startsWith(`${self.pod}@`));
+    await waitFor(
+      'the agent to write its peers',
+      async () => (await readFile(file, 'utf8').catch(() => '')) === others.map((n) => `${n}\n`).join(''),
+      30_000,
+    );
+    // Its own name, as the operator computed it for its pod, passes the self check.
+    await waitFor(
+      'the self check to pass',
+      async () => (await agent.metric('ctopo_agent_self_check_ok')) === 1,
+    );
+    await agent.stop();
+  });
+
+  it('BEAM nodes named name@::1 mesh through the library (inet6_tcp), its API server a bare IPv6 KUBERNETES_SERVICE_HOST', async () => {
+    const members = ['a', 'b', 'c'];
+    for (const m of members) {
+      await createPod(s, NS, m, { labels: { 'netzlive/pod-type': 'mesh' } });
+      await setPodStatus(s, NS, m, { ip: '::1', ready: true });
+    }
+    const started = members.map((m) =>
+      ProbeNode.start(erl, ebin, m, {
+        client: { name: 'mesh', service_account_dir: saDir, ...FAST },
+        env: { KUBERNETES_SERVICE_HOST: '::1', KUBERNETES_SERVICE_PORT: String(s.apiserver.port) },
+        hostname: m,
+      }),
+    );
+    for (const [i, p] of (await Promise.all(started)).entries()) nodes.set(members[i]!, p);
+    await meshOf(members);
+    const st = await nodes.get('a')!.state();
+    expect(st.self).toBe('a@::1');
+    expect(st.peers.map((p) => p.node).sort()).toEqual(members.map(full));
+    expect(st.self_check.ok).toBe(true);
+    expect(st.trouble).toBeNull();
+  }, 240_000);
+
+  it('TLS distribution over IPv6 (inet6_tls): name@::1 nodes mesh through the library', async () => {
+    const optfile = await distTlsOptfile(join(erl.root, 'dist-pki'), '::1');
+    const members = ['t1', 't2', 't3'];
+    for (const m of members) {
+      await createPod(s, NS, m, { labels: { 'netzlive/pod-type': 'tls' } });
+      await setPodStatus(s, NS, m, { ip: '::1', ready: true });
+    }
+    const started = members.map((m) =>
+      ProbeNode.start(erl, ebin, m, {
+        client: { name: 'tls', service_account_dir: saDir, ...FAST },
+        env: { KUBERNETES_SERVICE_HOST: '::1', KUBERNETES_SERVICE_PORT: String(s.apiserver.port) },
+        hostname: m,
+        protoDist: 'inet6_tls',
+        erlArgs: ['-ssl_dist_optfile', optfile],
+      }),
+    );
+    for (const [i, p] of (await Promise.all(started)).entries()) nodes.set(members[i]!, p);
+    await meshOf(members);
+    expect((await nodes.get('t1')!.state()).self_check.ok).toBe(true);
+    // The TLS nodes and the plain ones (a, b, c) never met.
+    expect(
+      nodes
+        .get('a')!
+        .lastNodes()
+        .some((n) => n.startsWith('t')),
+    ).toBe(false);
+  }, 240_000);
+
+  it('the sidecar’s erlang connector: erl_call cannot reach a name@::1 node, and the agent says so at start', async () => {
+    // The fact behind the refusal, on this OTP's erl_call: a running IPv6 node, unreachable.
+    const r = await erl.rpc(full('a'), 'erlang node []');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("can't ei_gethostbyname(::1)");
+    const agent = new CtopoProcess(
+      [
+        ...localAgentArgs({
+          kubeconfig: s.kubeconfig,
+          namespace: NS,
+          topology: 'mesh',
+          pod: 'a',
+          host: '::1',
+        }),
+        '--connector',
+        'erlang',
+        '--cookie-file',
+        erl.cookieFile,
+      ],
+      { ERL_EPMD_PORT: String(erl.epmdPort) },
+    );
+    await waitFor('the agent to exit', () => agent.exitCode !== undefined, 30_000).catch((e: Error) => {
+      throw new Error(`${e.message}\n${agent.output.slice(-2000)}`);
+    });
+    expect(agent.exitCode).not.toBe(0);
+    expect(agent.output).toContain('is named by an IPv6 address, which erl_call cannot reach');
+    expect(agent.output).toContain('OTP library');
+  });
+});
