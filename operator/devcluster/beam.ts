@@ -137,15 +137,16 @@ export interface RunOutput {
   readonly stderr: string;
 }
 
-/** Runs a program with an argv array (no shell), returns its output. */
+/** Runs a program with an argv array (no shell), in `cwd` if given; returns its output. */
 export function run(
   file: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 15_000,
+  cwd?: string,
 ): Promise<RunOutput> {
   return new Promise((resolve) => {
-    const c = spawn(file, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(file, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     live.add(c);
     let stdout = '';
     let stderr = '';

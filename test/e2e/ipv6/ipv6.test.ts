@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { watchPeers, type PeerWatch } from '../../../operator/index.js';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
@@ -16,8 +17,9 @@ import {
   topologyStatus,
 } from '../../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
-import { ErlangTestEnv } from '../../support/erlang.js';
-import { buildClient, ProbeNode } from '../../support/beam-client.js';
+import { mintClient } from '../../../operator/devcluster/pki.js';
+import { ErlangTestEnv, run } from '../../support/erlang.js';
+import { buildClient, clientDir, ProbeNode, repoRoot } from '../../support/beam-client.js';
 import { distTlsOptfile } from '../../support/dist-tls.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -59,6 +61,8 @@ describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes name
   let opKubeconfig: string;
   let saDir: string;
   let watch: PeerWatch | undefined;
+  let release: ChildProcess | undefined;
+  let releaseOut = '';
   const nodes = new Map<string, ProbeNode>();
   const full = (short: string) => `${short}@::1`;
 
@@ -115,6 +119,13 @@ describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes name
   }, 240_000);
   afterAll(async () => {
     watch?.stop();
+    if (release && release.exitCode === null && release.signalCode === null) {
+      const gone = new Promise((r) => release!.once('exit', r));
+      release.stdin!.end(); // the member halts when its stdin closes
+      const t = setTimeout(() => release!.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(t);
+    }
     await ProbeNode.stopAll();
     await CtopoProcess.stopAll();
     await erl?.stop();
@@ -236,6 +247,93 @@ describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes name
         .some((n) => n.startsWith('t')),
     ).toBe(false);
   }, 240_000);
+
+  it('an Elixir release named rel@::1 by the example rel/env.sh.eex (POD_IP=::1) joins through the library; bin/APP rpc reaches it', async () => {
+    // The application: the test's Elixir member (the library in its supervision tree), the
+    // library as a path dependency, and the project's rel/env.sh.eex for replicas named by pod IP.
+    const app = join(erl.root, 'release-app');
+    await mkdir(join(app, 'rel'), { recursive: true });
+    await cp(join(repoRoot, 'test', 'fixtures', 'beam-client', 'elixir-member', 'lib'), join(app, 'lib'), {
+      recursive: true,
+    });
+    await writeFile(
+      join(app, 'mix.exs'),
+      `defmodule Member.MixProject do
+  use Mix.Project
+  def project, do: [app: :member, version: "0.1.0", elixir: "~> 1.14", deps: [{:cluster_topology, path: ${JSON.stringify(clientDir)}}]]
+  def application, do: [mod: {Member.Application, []}, extra_applications: [:logger]]
+end
+`,
+    );
+    await cp(join(repoRoot, 'examples', 'rel', 'multi-replica.env.sh.eex'), join(app, 'rel', 'env.sh.eex'));
+    const build = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: app,
+      LANG: 'C.UTF-8',
+      MIX_HOME: join(app, '.mix'),
+    };
+    const made = await run(
+      'mix',
+      ['release', '--overwrite'],
+      { ...build, MIX_ENV: 'prod', HEX_OFFLINE: '1' },
+      300_000,
+      app,
+    );
+    if (made.code !== 0) throw new Error(`mix release failed: ${made.stdout}${made.stderr}`);
+    const bin = join(app, '_build', 'prod', 'rel', 'member', 'bin', 'member');
+
+    // Its pod, in the mesh of a, b and c; it reads as a user with a client certificate.
+    await createPod(s, NS, 'rel', { labels: { 'netzlive/pod-type': 'mesh' } });
+    await setPodStatus(s, NS, 'rel', { ip: '::1', ready: true });
+    const creds = await mintClient(s.pki, 'user-beam-rel', 'beam-rel', []);
+    await applyObjects(
+      s,
+      readerRbac({
+        namespace: NS,
+        name: 'beam-rel',
+        topologies: ['mesh'],
+        verbs: ['get', 'watch'],
+        leases: true,
+        subject: { kind: 'User', name: 'beam-rel' },
+      }),
+    );
+    const home = join(app, 'home');
+    await mkdir(home);
+    // Booted as a pod boots it: HOSTNAME and POD_IP from the pod, the cookie from the environment.
+    const env = {
+      ...erl.childEnv(home),
+      RELEASE_COOKIE: erl.cookie,
+      HOSTNAME: 'rel',
+      POD_IP: '::1',
+      // The test world's own epmd, and distribution on loopback only.
+      ELIXIR_ERL_OPTIONS: '-start_epmd false -kernel inet_dist_use_interface {0,0,0,0,0,0,0,1}',
+      CT_NAME: 'mesh',
+      CT_NAMESPACE: NS,
+      CT_API_URL: s.server,
+      CT_CA_FILE: s.pki.caCert,
+      CT_CERT_FILE: creds.cert,
+      CT_KEY_FILE: creds.key,
+    };
+    release = spawn(bin, ['start'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    release.stdout!.on('data', (b: Buffer) => (releaseOut += b.toString()));
+    release.stderr!.on('data', (b: Buffer) => (releaseOut += b.toString()));
+    await nodes
+      .get('a')!
+      .waitForNodes(['b@::1', 'c@::1', 'rel@::1'], 60_000)
+      .catch((e: Error) => {
+        throw new Error(`${e.message}\nthe release said: ${releaseOut.slice(-3000)}`);
+      });
+    // Its own view: the hook heard the status, with the peers by their IPv6 names.
+    await waitFor(
+      'the release’s hook to hear the status',
+      () => /member event: %\{[^\n]*event: :status/.test(releaseOut),
+      30_000,
+    );
+    expect(releaseOut).toContain(':"a@::1"');
+    // The release's rpc helper is an IPv6 node too (ELIXIR_ERL_OPTIONS from env.sh.eex).
+    const rpc = await run(bin, ['rpc', 'IO.puts(node())'], env, 60_000);
+    expect({ code: rpc.code, out: rpc.stdout.trim() }).toEqual({ code: 0, out: 'rel@::1' });
+  }, 420_000);
 
   it('the sidecar’s erlang connector: erl_call cannot reach a name@::1 node, and the agent says so at start', async () => {
     // The fact behind the refusal, on this OTP's erl_call: a running IPv6 node, unreachable.
