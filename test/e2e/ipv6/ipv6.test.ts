@@ -19,7 +19,7 @@ import {
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { mintClient } from '../../../operator/devcluster/pki.js';
 import { ErlangTestEnv, run } from '../../support/erlang.js';
-import { buildClient, clientDir, ProbeNode, repoRoot } from '../../support/beam-client.js';
+import { buildClient, clientDir, FAST_CLIENT, ProbeNode, repoRoot } from '../../support/beam-client.js';
 import { distTlsOptfile } from '../../support/dist-tls.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -32,17 +32,6 @@ import { waitFor } from '../../support/wait.js';
  */
 
 const NS = 'app';
-
-/** Options that keep the tests short: the real defaults are seconds to minutes. */
-const FAST = {
-  backoff_min_ms: 100,
-  backoff_max_ms: 1000,
-  retry_ms: 500,
-  reconnect_delay_ms: 100,
-  watch_timeout_s: 3,
-  request_timeout_ms: 5000,
-  connect_timeout_ms: 3000,
-};
 
 /** Pod IPs as an IPv6 cluster gives them (RFC 5952 form), and the names expected for them. */
 const PODS = [
@@ -206,7 +195,7 @@ describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes name
     }
     const started = members.map((m) =>
       ProbeNode.start(erl, ebin, m, {
-        client: { name: 'mesh', service_account_dir: saDir, ...FAST },
+        client: { name: 'mesh', service_account_dir: saDir, ...FAST_CLIENT },
         env: { KUBERNETES_SERVICE_HOST: '::1', KUBERNETES_SERVICE_PORT: String(s.apiserver.port) },
         hostname: m,
       }),
@@ -229,7 +218,7 @@ describe('IPv6 end to end: an API server on [::1], IPv6 pod IPs, BEAM nodes name
     }
     const started = members.map((m) =>
       ProbeNode.start(erl, ebin, m, {
-        client: { name: 'tls', service_account_dir: saDir, ...FAST },
+        client: { name: 'tls', service_account_dir: saDir, ...FAST_CLIENT },
         env: { KUBERNETES_SERVICE_HOST: '::1', KUBERNETES_SERVICE_PORT: String(s.apiserver.port) },
         hostname: m,
         protoDist: 'inet6_tls',
