@@ -59,7 +59,7 @@ const SERVICE_RANGE: Record<IpFamily, { cidr: string; apiIp: string }> = {
 };
 const loopbackOf = (s: { ipFamily?: IpFamily }) => LOOPBACK[s.ipFamily ?? 'ipv4'];
 /** `host:port` as a URL writes it: an IPv6 address in brackets. */
-export const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 const stateFile = (dir: string) => join(dir, 'state.json');
 
