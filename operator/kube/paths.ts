@@ -46,6 +46,9 @@ export function leasesPath(namespace: string, name?: string): string {
   return name === undefined ? all : `${all}/${seg(name)}`;
 }
 
+/** ClusterTopologyMember reports of every namespace. */
+export const ALL_MEMBER_REPORTS_PATH = `/apis/${GROUP}/${VERSION}/${MEMBER_PLURAL}`;
+
 /** ClusterTopologyMember reports of a namespace, or one report. */
 export function memberReportsPath(namespace: string, name?: string): string {
   const all = `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${MEMBER_PLURAL}`;
