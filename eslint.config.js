@@ -28,7 +28,7 @@ const shell = {
     '**/manager/config.js',
     '**/agent/*',
     '**/config/load.js',
-    '**/devcluster/*',
+    '**/dev/cluster/*',
     '**/demo/*',
     '**/controller/controller.js',
     '**/controller/apply.js',

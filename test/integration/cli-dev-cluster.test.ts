@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, stopControlPlane } from '../../dev/cluster/control-plane.js';
 import { kubectl } from '../support/cluster.js';
 import { runCtopo } from './cli-run.js';
 

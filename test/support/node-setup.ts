@@ -1,6 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readState, startControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, startControlPlane } from '../../dev/cluster/control-plane.js';
 
 /**
  * The real node's tests (jest project `node`, only with CTOPO_REAL_NODE=1): one dev cluster with

@@ -5,9 +5,9 @@ import {
   readState,
   startControlPlane,
   stopControlPlane,
-} from '../../devcluster/control-plane.js';
-import { isOurs } from '../../devcluster/processes.js';
-import { installCrd } from '../../devcluster/crd.js';
+} from '../../../dev/cluster/control-plane.js';
+import { isOurs } from '../../../dev/cluster/processes.js';
+import { installCrd } from '../../../dev/cluster/crd.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
