@@ -29,7 +29,7 @@ const shell = {
     '**/agent/*',
     '**/config/load.js',
     '**/dev/cluster/*',
-    '**/demo/*',
+    '**/dev/demo/*',
     '**/controller/controller.js',
     '**/controller/apply.js',
     '**/controller/topology-cache.js',
@@ -101,7 +101,7 @@ export default tseslint.config(
   // Below the CLI: everything the commands are built from.
   {
     files: ['operator/**/*.ts'],
-    ignores: ['operator/cli/**', 'operator/demo/**'],
+    ignores: ['operator/cli/**'],
     rules: { 'no-restricted-imports': restrict(clientNode, cli) },
   },
   // The agent: the runtime layer and the protocol, not the controller's internals. observe.ts still takes the

@@ -4,23 +4,23 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { installCrd } from '../../dev/cluster/crd.js';
-import { GROUP, PLURAL, VERSION } from '../api/schema.js';
-import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../../dev/cluster/control-plane.js';
-import { compileBeamClient, ErlangTestEnv } from '../../dev/cluster/beam.js';
-import { connect, type Kube } from '../kube/client.js';
-import { formatResolveTable } from '../cli/resolve-format.js';
-import { formatAnalysisTable } from '../cli/analysis-table.js';
-import { analysisFromStatus } from '../cli/status-analysis.js';
-import { peerListOf } from '../protocol/read.js';
+import { installCrd } from '../cluster/crd.js';
+import { GROUP, PLURAL, VERSION } from '../../operator/api/schema.js';
+import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
+import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../cluster/control-plane.js';
+import { compileBeamClient, ErlangTestEnv } from '../cluster/beam.js';
+import { connect, type Kube } from '../../operator/kube/client.js';
+import { formatResolveTable } from '../../operator/cli/resolve-format.js';
+import { formatAnalysisTable } from '../../operator/cli/analysis-table.js';
+import { analysisFromStatus } from '../../operator/cli/status-analysis.js';
+import { peerListOf } from '../../operator/protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const ctopo = join(repoRoot, 'bin', 'ctopo.js');
 /** The demo nodes' module: starts the client library under a supervisor, reports its state. */
-const demoModule = join(repoRoot, 'operator', 'demo', 'beam', 'ct_demo.erl');
+const demoModule = join(repoRoot, 'dev', 'demo', 'beam', 'ct_demo.erl');
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export interface DemoOptions {
