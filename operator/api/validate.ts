@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { specSchema, type JSONSchema } from './schema.js';
-import { toOpenApi } from './generate.js';
+import { toOpenApi } from './openapi.js';
 import type {
   ClusterTopologySpec,
   FailureDomainLevel,
