@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { REFERENCE_PATH, flagsInHelp, renderReference } from '../../../operator/cli/reference.js';
+import { REFERENCE_PATH, flagsInHelp, renderReference } from '../../../dev/generate/reference.js';
 import { commands } from '../../../operator/cli/commands/index.js';
 
 describe('docs/reference.md', () => {

@@ -7,10 +7,10 @@ import {
   specSchema,
   statusSchema,
   type JSONSchema,
-} from '../api/schema.js';
-import { operatorMetrics } from '../observability/operator-metrics.js';
-import { agentMetrics } from '../agent/metrics.js';
-import { commands } from './commands/index.js';
+} from '../../operator/api/schema.js';
+import { operatorMetrics } from '../../operator/observability/operator-metrics.js';
+import { agentMetrics } from '../../operator/agent/metrics.js';
+import { commands } from '../../operator/cli/commands/index.js';
 
 /**
  * `docs/reference.md`, generated from what the code defines — the resource's schema, the CLI's

@@ -10,11 +10,11 @@ import {
   clusterTopologySchema,
   printerColumns,
   type JSONSchema,
-} from './schema.js';
-import { toOpenApi } from './openapi.js';
+} from '../../operator/api/schema.js';
+import { toOpenApi } from '../../operator/api/openapi.js';
 
 /**
- * Generates, from `schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
+ * Generates, from `operator/api/schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
  * writes them; the unit test `api/generated.test` fails when the checked-in copies drift.
  */
 
