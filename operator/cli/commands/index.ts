@@ -58,11 +58,15 @@ export const commands: readonly CommandEntry[] = [
   {
     name: 'demo',
     summary: 'run everything on a throwaway local control plane and print what a user sees',
-    load: () => fromClone('demo', async () => (await import('./demo.js')).demoCommand),
+    load: () => fromClone('demo', async () => (await import('../../../dev/commands/demo.js')).demoCommand),
   },
   {
     name: 'dev-cluster',
     summary: 'start or stop a throwaway local control plane (etcd + kube-apiserver) for trying things out',
-    load: () => fromClone('dev-cluster', async () => (await import('./dev-cluster.js')).devClusterCommand),
+    load: () =>
+      fromClone(
+        'dev-cluster',
+        async () => (await import('../../../dev/commands/dev-cluster.js')).devClusterCommand,
+      ),
   },
 ];

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command } from '../../operator/cli/command.js';
 import {
   kubeconfigFor,
   readState,
   startControlPlane,
   stopControlPlane,
-} from '../../../dev/cluster/control-plane.js';
-import { isOurs } from '../../../dev/cluster/processes.js';
-import { installCrd } from '../../../dev/cluster/crd.js';
+} from '../cluster/control-plane.js';
+import { isOurs } from '../cluster/processes.js';
+import { installCrd } from '../cluster/crd.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { UsageError, type Command } from '../command.js';
-import { runDemo } from '../../../dev/demo/run.js';
+import { UsageError, type Command } from '../../operator/cli/command.js';
+import { runDemo } from '../demo/run.js';
 
 export const demoCommand: Command = {
   name: 'demo',
