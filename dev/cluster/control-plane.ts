@@ -25,7 +25,7 @@ import {
  *
  * Everything lives in a state directory: `state.json` (ports, pids, binaries), `kubeconfig`
  * (admin), `kubectl` (a wrapper using it), `pki/`, `etcd-data/` and the two logs. Processes
- * run detached, so `ctopo dev-cluster up` can return and `down` (another process) stops them.
+ * run detached, so `npm run dev-cluster -- up` can return and `down` (another process) stops them.
  */
 export interface ControlPlaneState {
   dir: string;
@@ -182,7 +182,7 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   const existing = await readState(dir);
   if (existing && (await isOurs(existing.apiserver.pid, existing.binaries.kubeApiserver)))
     throw new Error(
-      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
+      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: npm run dev-cluster -- down --state ${dir}`,
     );
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const binaries = await ensureBinaries(log, { withHelm: opts.node });

@@ -292,7 +292,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (o.keep)
       o.out(
-        `kept running: export KUBECONFIG=${s.kubeconfig}; stop the control plane with: ctopo dev-cluster down --state ${dir}`,
+        `kept running: export KUBECONFIG=${s.kubeconfig}; stop the control plane with: npm run dev-cluster -- down --state ${dir}`,
       );
     return checks.every(([, got, want]) => got === want) ? 0 : 1;
   } finally {
