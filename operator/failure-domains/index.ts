@@ -34,7 +34,7 @@ export {
   quorumOf,
 } from './analysis.js';
 export { analyzePeers, MAX_VOTES_PER_MEMBER, type PeerForAnalysis } from './voters.js';
-export { matchesSelector, parseLabelSelector, type LabelSelector } from './label-selector.js';
+export { matchesSelector, parseLabelSelector, type LabelSelector } from '../api/label-selector.js';
 export {
   checkFailureDomainSettings,
   checkMembers,

@@ -1,4 +1,4 @@
-import { parseLabelSelector } from './label-selector.js';
+import { parseLabelSelector } from '../api/label-selector.js';
 import {
   defaultFailureDomainLevels,
   type FailureDomainLevel,
