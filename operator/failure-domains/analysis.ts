@@ -1,10 +1,9 @@
 import {
   checkFailureDomainSettings,
-  checkMembers,
   effectiveLevels,
-  FailureDomainInputError,
   isDefaultLevels,
-} from './settings.js';
+} from '../api/failure-domain-settings.js';
+import { checkMembers, FailureDomainInputError } from './settings.js';
 import {
   ANALYSIS_OFF,
   MEMBER_LIST_CAP,
@@ -107,7 +106,7 @@ import {
  * overall `verdict`: `NoVoters` if W = 0; else, over the judged levels, `Breaks` if one says
  * False, `AtRisk` if one says Unknown (or none is judged), else `Survives`.
  *
- * Invalid input (see `settings.ts`) throws {@link FailureDomainInputError}; everything else is a
+ * Invalid input (see `settings.ts` and `api/failure-domain-settings.ts`) throws {@link FailureDomainInputError}; everything else is a
  * total, pure function of its arguments.
  */
 export function analyzeFailureDomains(

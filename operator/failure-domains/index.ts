@@ -37,11 +37,10 @@ export { analyzePeers, MAX_VOTES_PER_MEMBER, type PeerForAnalysis } from './vote
 export { matchesSelector, parseLabelSelector, type LabelSelector } from '../api/label-selector.js';
 export {
   checkFailureDomainSettings,
-  checkMembers,
   effectiveLevels,
-  FailureDomainInputError,
   isDefaultLevels,
-} from './settings.js';
+} from '../api/failure-domain-settings.js';
+export { checkMembers, FailureDomainInputError } from './settings.js';
 export { LAYOUT_MAX_VOTERS, parseLayout, type LayoutParseResult } from './layout.js';
 export {
   CONDITION_DOMAIN_CAP,
