@@ -4,6 +4,7 @@ import {
   isDefaultLevels,
 } from '../api/failure-domain-settings.js';
 import { checkMembers, FailureDomainInputError } from './settings.js';
+import { plural } from './text.js';
 import {
   ANALYSIS_OFF,
   MEMBER_LIST_CAP,
@@ -130,8 +131,8 @@ export function analyzeFailureDomains(
   const missingVoters = expected !== undefined && expected > votersFound ? expected - votersFound : 0;
   if (missingVoters > 0)
     warnings.push(
-      `expectedVoters is ${expected} but ${votersFound} ${plural(votersFound, 'voter was', 'voters were')} found: ` +
-        `${missingVoters} more ${plural(missingVoters, 'is', 'are')} counted as ${plural(missingVoters, 'a voter', 'voters')} of unknown placement, not ready`,
+      `expectedVoters is ${expected} but ${plural(votersFound, 'voter was', 'voters were')} found: ` +
+        `${missingVoters} more ${missingVoters === 1 ? 'is counted as a voter' : 'are counted as voters'} of unknown placement, not ready`,
     );
   else if (expected !== undefined && expected < votersFound)
     warnings.push(
@@ -676,10 +677,6 @@ export function compare(a: string, b: string): number {
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
-}
-
-function plural(n: number, one: string, many: string): string {
-  return n === 1 ? one : many;
 }
 
 function quote(s: string): string {
