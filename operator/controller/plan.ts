@@ -1,7 +1,11 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import type { Admission } from './admission.js';
 import { eventsFor, type PlannedEvent } from './announce.js';
-import { computeStatus, mergePatch, shouldWrite, type PodSummary, type PollView } from './status.js';
+import { mergePatch } from '../api/json.js';
+import { shouldWrite } from '../protocol/publish.js';
+import type { PollView } from './last-response.js';
+import type { PodSummary } from './pod-summary.js';
+import { computeStatus } from './status.js';
 
 /**
  * One reconcile, decided: a pure function from what the caches hold, the previous status and

@@ -1,4 +1,5 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
+import { isForbidden } from '../kube/reflector-machine.js';
 
 /**
  * The reader's side of the status protocol (docs/status-protocol.md), as pure functions: from
@@ -151,9 +152,8 @@ export function readTopology(object: ObjectRead, lease: LeaseRead, now: Date): R
       return keep('NoStatusYet', 'the first read is under way');
     case 'failed': {
       const f = object.failure;
-      const forbidden = f.code === 401 || f.code === 403;
       return keep(
-        forbidden ? 'Forbidden' : 'ApiUnreachable',
+        isForbidden(f) ? 'Forbidden' : 'ApiUnreachable',
         f.code ? `${f.code} ${f.reason}: ${f.message}` : f.message,
       );
     }
