@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
-import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, isOurs, portFree, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
   NODE_NAME,
@@ -361,13 +362,7 @@ export async function stopControlPlane(
   return true;
 }
 
-/** Fault injection for tests: freeze (requests hang), thaw, kill, or restart the API server. */
-export async function pauseApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGSTOP');
-}
-export async function resumeApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGCONT');
-}
+/** Fault injection for tests: stop, or restart the API server. */
 export async function stopApiserver(s: ControlPlaneState): Promise<void> {
   await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '../api/json.js';
+
 /**
  * Checks a value against the small part of JSON Schema that the processes' own configurations
  * use (the agent's and the operator's flags, the connectors' settings), with Ajv's error objects
@@ -50,7 +52,7 @@ const KNOWN = new Set([
 function hasType(type: NonNullable<CheckedSchema['type']>, v: unknown): boolean {
   switch (type) {
     case 'object':
-      return typeof v === 'object' && v !== null && !Array.isArray(v);
+      return isRecord(v);
     case 'array':
       return Array.isArray(v);
     case 'integer':
@@ -103,8 +105,8 @@ export function checkSchema(schema: CheckedSchema, value: unknown, path = ''): S
   }
   if (Array.isArray(value) && schema.items)
     value.forEach((item, i) => errors.push(...checkSchema(schema.items!, item, `${path}/${i}`)));
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const obj = value as Record<string, unknown>;
+  if (isRecord(value)) {
+    const obj = value;
     for (const r of schema.required ?? [])
       if (obj[r] === undefined)
         fail('required', { missingProperty: r }, `must have required property '${r}'`);

@@ -1,6 +1,7 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { API_VERSION, KIND } from '../api/schema.js';
 import { deepEqual } from '../api/json.js';
+import { microTime } from '../kube/micro-time.js';
 import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } from './read.js';
 
 /**
@@ -45,9 +46,6 @@ export function renewDue(state: RenewState, ok: boolean, now: number): boolean {
   if (state.renewedAt === undefined || state.failedSince) return true;
   return now - state.renewedAt >= RENEW_EVERY_S * 1000;
 }
-
-/** RFC 3339 with microseconds, the MicroTime format a Lease's times use. */
-export const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
 
 export interface TopologyRef {
   namespace: string;

@@ -97,11 +97,6 @@ export function peerOfPod(status: ClusterTopologyStatus | undefined, pod: string
   return Array.isArray(status?.peers) ? status.peers.find((p) => p.pod === pod) : undefined;
 }
 
-/** The pods of the peer list (the members the failure-domain analysis counted). */
-export function peerPods(status: ClusterTopologyStatus | undefined): string[] {
-  return Array.isArray(status?.peers) ? status.peers.map((p) => p.pod) : [];
-}
-
 /** The exclusions of one pod (it may have more than one). */
 export function exclusionsOfPod(status: ClusterTopologyStatus | undefined, pod: string): ExcludedPod[] {
   return Array.isArray(status?.excluded) ? status.excluded.filter((e) => e.pod === pod) : [];
