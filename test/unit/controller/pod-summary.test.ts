@@ -1,22 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { summarizePod } from '../../../operator/controller/pod-summary.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../../operator/naming/index.js';
+import { fullPod as full } from './pod-fixture.js';
 
 describe('summarizePod: what the operator keeps of a pod', () => {
-  const full = {
-    metadata: {
-      name: 'web-0',
-      namespace: 'app',
-      uid: 'u0',
-      resourceVersion: '12',
-      labels: { app: 'web' },
-      annotations: { 'netzlive/hostname-naming-jsonpath': "$.metadata.labels['app']" },
-      managedFields: [{ manager: 'kubelet' }],
-    },
-    spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'x', env: [{ name: 'A', value: 'b' }] }] },
-    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
-  };
-
   it('keeps the key, the resourceVersion, the naming verdict, readiness and the labels (declared voters) — nothing else of the pod', () => {
     const s = summarizePod(full, DEFAULT_NAMING_SETTINGS);
     expect(Object.keys(s).sort()).toEqual(['labels', 'metadata', 'ready', 'verdict']);

@@ -5,6 +5,7 @@ import type { ClusterTopologyStatus } from '../../../operator/api/types.generate
 import { computeStatus, type StatusInput } from '../../../operator/controller/status.js';
 import { summarizePod, type PodSummary } from '../../../operator/controller/pod-summary.js';
 import { shouldWrite } from '../../../operator/protocol/publish.js';
+import { fullPod as full } from './pod-fixture.js';
 import { DEFAULT_NAMING_SETTINGS, resolvePeers } from '../../../operator/naming/index.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, s));
@@ -295,20 +296,6 @@ describe('writing', () => {
 });
 
 describe('computeStatus from summarized pods', () => {
-  const full = {
-    metadata: {
-      name: 'web-0',
-      namespace: 'app',
-      uid: 'u0',
-      resourceVersion: '12',
-      labels: { app: 'web' },
-      annotations: { 'netzlive/hostname-naming-jsonpath': "$.metadata.labels['app']" },
-      managedFields: [{ manager: 'kubelet' }],
-    },
-    spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'x', env: [{ name: 'A', value: 'b' }] }] },
-    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
-  };
-
   it('gives computeStatus the same peers and exclusions as resolving the pods whole', () => {
     const shared = {
       ...full.metadata,
