@@ -1,5 +1,5 @@
 import type { MeshStatus } from '../api/types.generated.js';
-import { deepEqual } from '../protocol/publish.js';
+import { deepEqual } from '../api/json.js';
 import { MESHED, type MeshAggregate, type MeshedCondition } from './aggregate.js';
 
 /**

@@ -1,4 +1,4 @@
-import { deepEqual } from './publish.js';
+import { deepEqual } from '../api/json.js';
 import type { MemberView } from './member-report.js';
 
 /**

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { ApiError, connect, type Kube } from '../../operator/kube/client.js';
 import { memberReport, memberView } from '../../operator/protocol/member-report.js';
 import { writeMemberReport, type MemberReport } from '../../operator/protocol/member-report-writer.js';

@@ -7,7 +7,7 @@ import {
   renderCrd,
   renderMemberCrd,
   renderTypes,
-} from '../../../operator/api/generate.js';
+} from '../../../dev/generate/api.js';
 
 describe('generated API files', () => {
   it('crds/ holds exactly what operator/api/schema.ts generates (run `npm run generate`)', async () => {

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { CRD_PATHS } from '../api/generate.js';
-import { GROUP, PLURAL } from '../api/schema.js';
-import { MEMBER_PLURAL } from '../api/member-schema.js';
+import { CRD_PATHS } from '../generate/api.js';
+import { GROUP, PLURAL } from '../../operator/api/schema.js';
+import { MEMBER_PLURAL } from '../../operator/api/member-schema.js';
 import type { ControlPlaneState } from './control-plane.js';
 
 const run = promisify(execFile);

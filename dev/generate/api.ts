@@ -10,17 +10,18 @@ import {
   clusterTopologySchema,
   printerColumns,
   type JSONSchema,
-} from './schema.js';
+} from '../../operator/api/schema.js';
+import { toOpenApi } from '../../operator/api/openapi.js';
 import {
   MEMBER_KIND,
   MEMBER_PLURAL,
   MEMBER_SHORT_NAMES,
   memberPrinterColumns,
   memberSchema,
-} from './member-schema.js';
+} from '../../operator/api/member-schema.js';
 
 /**
- * Generates, from `schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
+ * Generates, from `operator/api/schema.ts` and `member-schema.ts`, the CRDs and the TypeScript types. `npm run generate`
  * writes them; the unit test `api/generated.test` fails when the checked-in copies drift.
  */
 
@@ -39,21 +40,6 @@ export const CHART_MEMBER_CRD_PATH = join(
 /** Every CRD the project defines, in the order they are applied. */
 export const CRD_PATHS = [CRD_PATH, MEMBER_CRD_PATH];
 export const TYPES_PATH = join(repoRoot, 'operator', 'api', 'types.generated.ts');
-
-/** The schema as the API server wants it: generator-only keys removed. */
-export function toOpenApi(s: JSONSchema): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'x-ts-type') continue;
-    if (k === 'properties')
-      out[k] = Object.fromEntries(
-        Object.entries(v as Record<string, JSONSchema>).map(([p, ps]) => [p, toOpenApi(ps)]),
-      );
-    else if (k === 'items') out[k] = toOpenApi(v as JSONSchema);
-    else out[k] = v;
-  }
-  return out;
-}
 
 interface CrdDefinition {
   kind: string;
