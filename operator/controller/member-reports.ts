@@ -48,8 +48,10 @@ export class MemberReportCache {
         resyncMs: 5 * 60_000,
         transform: (o) => {
           const { metadata, spec, status } = o as Report;
+          // resourceVersion too: the reflector tells a changed object from an unchanged one by it.
+          const { name, namespace, resourceVersion } = metadata;
           const kept = {
-            metadata: { name: metadata.name, namespace: metadata.namespace },
+            metadata: { name, namespace, resourceVersion },
             spec,
             status,
           } as Report;

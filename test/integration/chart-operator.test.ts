@@ -373,6 +373,8 @@ describe('the chart RBAC on a real API server', () => {
         'clustertopologies.cluster.netzlive.io:list',
         'clustertopologies.cluster.netzlive.io:watch',
         'clustertopologies.cluster.netzlive.io/status:patch',
+        'clustertopologymembers.cluster.netzlive.io:list',
+        'clustertopologymembers.cluster.netzlive.io:watch',
         'events:create',
         'leases.coordination.k8s.io:create',
         'leases.coordination.k8s.io:patch',

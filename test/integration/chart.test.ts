@@ -129,6 +129,8 @@ describe('helm lint and helm template', () => {
         'cluster.netzlive.io/clustertopologies:list',
         'cluster.netzlive.io/clustertopologies:watch',
         'cluster.netzlive.io/clustertopologies/status:patch',
+        'cluster.netzlive.io/clustertopologymembers:list',
+        'cluster.netzlive.io/clustertopologymembers:watch',
         'coordination.k8s.io/leases:create',
         'coordination.k8s.io/leases:patch',
         'core/events:create',

@@ -167,6 +167,11 @@ export async function grantOperatorRbac(
           resources: ['clustertopologies/status'],
           verbs: ['get', 'patch', 'update'],
         },
+        {
+          apiGroups: ['cluster.netzlive.io'],
+          resources: ['clustertopologymembers'],
+          verbs: ['get', 'list', 'watch'],
+        },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
         {
