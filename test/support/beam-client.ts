@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErlangTestEnv } from './erlang.js';
-import { compileBeamClient, localNodeArgs } from './erlang.js';
+import { beamCommand, compileBeamClient, localNodeArgs } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -91,8 +91,14 @@ export class ProbeNode {
     const cfg = join(erl.root, `probe-${short}-${Date.now()}.json`);
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
-      'erl',
-      [...localNodeArgs(name), '-pa', ebin, ...(opts.erlArgs ?? []), '-eval', 'ct_probe:start()'],
+      ...beamCommand('erl', [
+        ...localNodeArgs(name),
+        '-pa',
+        ebin,
+        ...(opts.erlArgs ?? []),
+        '-eval',
+        'ct_probe:start()',
+      ]),
       {
         env: {
           ...erl.childEnv(),

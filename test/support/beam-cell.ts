@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { beamCommand, run } from './erlang.js';
+import { clientDir, repoRoot } from './beam-client.js';
+
+/**
+ * The cell of the OTP library's matrix these tests run in (tools/beam/cells.sh sets
+ * CTOPO_BEAM_CELL): otp25 is this machine, otp27 and otp29 Debian roots (tools/beam/root.sh).
+ * And the README's build lines, taken as printed, for the tests that run them.
+ */
+export const CELL = process.env.CTOPO_BEAM_CELL || 'otp25';
+
+/** What each cell holds besides OTP and mix (the package lists in tools/beam/root.sh). */
+const HOLDS: Record<string, readonly string[]> = {
+  otp25: [],
+  otp27: ['rebar3', 'hex', 'ex_doc', 'dialyzer'],
+  otp29: ['rebar3'],
+};
+export function cellHas(tool: 'rebar3' | 'hex' | 'ex_doc' | 'dialyzer'): boolean {
+  return (HOLDS[CELL] ?? []).includes(tool);
+}
+
+/** The URL the README's dependency lines name; the tests swap it for a local clone. */
+export const PROJECT_URL = 'https://github.com/netzlive/cluster-topology.git';
+const README = join(clientDir, 'README.md');
+
+/** The README's fenced code blocks, as printed. */
+async function readmeBlocks(): Promise<string[]> {
+  const text = await readFile(README, 'utf8');
+  return [...text.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
+/** The README's mix `deps` function, from `defp deps do` to its `end`. */
+export async function readmeMixDeps(): Promise<string> {
+  for (const b of await readmeBlocks()) {
+    const m = /^defp deps do\n[\s\S]*?^end$/m.exec(b);
+    if (m && m[0].includes('{:cluster_topology,')) return m[0];
+  }
+  throw new Error('clients/beam/README.md has no mix `defp deps do … end` naming :cluster_topology');
+}
+
+/** The README's rebar3 `{deps, …}.` line. */
+export async function readmeRebarDeps(): Promise<string> {
+  for (const b of await readmeBlocks()) {
+    const m = /^\{deps, .*cluster_topology.*\.$/m.exec(b);
+    if (m) return m[0];
+  }
+  throw new Error('clients/beam/README.md has no rebar3 `{deps, …}.` line naming cluster_topology');
+}
+
+/** The README's plain-erlc build (the shell block that runs erlc). */
+export async function readmeErlcBuild(): Promise<string> {
+  const b = (await readmeBlocks()).find((x) => /^erlc /m.test(x));
+  if (!b) throw new Error('clients/beam/README.md has no shell block that runs erlc');
+  return b;
+}
+
+/** `text` with the project's URL replaced by `url` (it must name it). */
+export function swapUrl(text: string, url: string): string {
+  if (!text.includes(PROJECT_URL)) throw new Error(`the README's line names no ${PROJECT_URL}: ${text}`);
+  return text.split(PROJECT_URL).join(url);
+}
+
+export const gitEnv = (home: string): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: home,
+  LANG: 'C.UTF-8',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+});
+
+/** Runs a program (inside the cell's root when it is a BEAM program); throws on failure. */
+export async function ok(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 300_000,
+  opts: { anyProgram?: boolean } = {},
+): Promise<string> {
+  const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+    const c = spawn(...beamCommand(file, args, opts), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    c.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const t = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
+    c.on('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, out });
+    });
+  });
+  if (r.code !== 0) throw new Error(`${file} ${args.join(' ')} failed (${r.code}): ${r.out}`);
+  return r.out;
+}
+
+/**
+ * A clone of this repository at `dir` whose branch `main` holds this checkout's clients/beam
+ * (committed or not), for `git: "file://<dir>"` in place of the README's URL.
+ */
+export async function projectClone(dir: string, home: string): Promise<string> {
+  const env = gitEnv(home);
+  await ok('git', ['clone', '-q', repoRoot, dir], dirname(dir), env);
+  const head = (await ok('git', ['rev-parse', 'HEAD'], repoRoot, env)).trim();
+  await ok('git', ['checkout', '-q', '-B', 'main', head], dir, env);
+  // The library as it is in this checkout: its tracked and new (not ignored) files.
+  const files = (
+    await run('git', ['ls-files', '-co', '--exclude-standard', 'clients/beam'], env, 30_000, repoRoot)
+  ).stdout
+    .split('\n')
+    .filter((f) => f && existsSync(join(repoRoot, f)));
+  await ok('git', ['rm', '-rq', 'clients/beam'], dir, env);
+  for (const f of files) {
+    await mkdir(dirname(join(dir, f)), { recursive: true });
+    await cp(join(repoRoot, f), join(dir, f));
+  }
+  await ok('git', ['add', '-A', 'clients/beam'], dir, env);
+  await ok(
+    'git',
+    ['commit', '-q', '--allow-empty', '-m', 'clients/beam as in the checkout under test'],
+    dir,
+    env,
+  );
+  return dir;
+}
