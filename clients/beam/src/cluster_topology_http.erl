@@ -137,7 +137,7 @@ ssl_connect(_Addr, Host, Port, Opts, Timeout) ->
     ssl:connect(Host, Port, Opts, Timeout).
 
 close_conn(#conn{mod = M, sock = S}) ->
-    catch M:close(S),
+    try M:close(S) catch _:_ -> ok end,
     ok.
 
 send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->
