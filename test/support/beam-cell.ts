@@ -50,6 +50,13 @@ export async function readmeRebarDeps(): Promise<string> {
   throw new Error('clients/beam/README.md has no rebar3 `{deps, …}.` line naming cluster_topology');
 }
 
+/** The README's shell lines that bring the library into a rebar3 project (`_checkouts`). */
+export async function readmeRebarFetch(): Promise<string> {
+  const b = (await readmeBlocks()).find((x) => x.includes('_checkouts/cluster_topology'));
+  if (!b) throw new Error('clients/beam/README.md has no shell block filling _checkouts/cluster_topology');
+  return b;
+}
+
 /** The README's plain-erlc build (the shell block that runs erlc). */
 export async function readmeErlcBuild(): Promise<string> {
   const b = (await readmeBlocks()).find((x) => /^erlc /m.test(x));

@@ -26,6 +26,7 @@ else
     fi
   done
 fi
+export PATH="$PWD/node_modules/.bin:$PATH" # the Node.js of node_modules (npm test has it first too)
 jest=(node --experimental-vm-modules --no-warnings=ExperimentalWarning node_modules/jest/bin/jest.js)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
