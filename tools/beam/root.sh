@@ -26,6 +26,7 @@
 # this machine's apt sources name (read at run time); forky, which this debootstrap has no
 # script for, is made with sid's script.
 set -euo pipefail
+export PATH=$PATH:/usr/sbin:/sbin # chroot, debootstrap
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # The user's home from the password database: the tests run BEAM programs with a HOME of their own.
