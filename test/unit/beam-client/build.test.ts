@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientDir } from '../../support/beam-client.js';
-import { CELL, ok, readmeErlcBuild } from '../../support/beam-cell.js';
+import { CELL, cellHas, ok, readmeErlcBuild } from '../../support/beam-cell.js';
 
 /**
  * The library built without a build tool, by the README's plain-erlc lines run as printed in
@@ -54,3 +54,29 @@ it(`builds with the README's plain erlc lines (+warnings_as_errors) and writes t
   expect(out).toContain(`modules ${modules.join(',')}\n`);
   expect(out).toContain('started true');
 }, 400_000);
+
+it(`the README's support matrix names this cell's OTP, Elixir and rebar3 (${CELL})`, async () => {
+  const otp = (
+    await ok(
+      'erl',
+      [
+        '-noshell',
+        '-eval',
+        '{ok, V} = file:read_file(filename:join([code:root_dir(), "releases", erlang:system_info(otp_release), "OTP_VERSION"])), io:format("~s", [string:trim(V)]), halt().',
+      ],
+      dir,
+      env(),
+      60_000,
+    )
+  ).trim();
+  const elixir = /Elixir (\d+\.\d+\.\d+)/.exec(await ok('elixir', ['--version'], dir, env(), 60_000))![1]!;
+  const rebar3 = cellHas('rebar3')
+    ? /rebar (\d+\.\d+\.\d+)/.exec(await ok('rebar3', ['version'], dir, env(), 60_000))![1]!
+    : '—';
+  const readme = await readFile(join(clientDir, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Tested where'));
+  const row = section.split('\n').find((l) => l.startsWith(`| ${otp} `));
+  if (!row) throw new Error(`no row for OTP ${otp} in the README's support matrix`);
+  const cells = row.split('|').map((c) => c.trim());
+  expect({ elixir: cells[2], rebar3: cells[3] }).toEqual({ elixir, rebar3 });
+}, 180_000);
