@@ -14,7 +14,7 @@
 #          distribution compatible two releases either way, 23 to 27 from 25.
 #   pause  localhost/ctopo-pause:dev — tools/pause, containerd's sandbox image.
 #
-#   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=…
+#   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=<this run's archives>
 #
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). The Debian archive
 # (debootstrap's default mirror) and the npm registry are reached while building (debootstrap,
@@ -81,6 +81,7 @@ save() { # save <image> <archive>
 
 build_pause() {
   local f=$out/pause.tar
+  built[pause]=$f
   [[ -f $f ]] && { say "pause cached"; return; }
   local bin=$cache/pause/pause
   if [[ ! -x $bin ]]; then
@@ -102,6 +103,7 @@ build_app() {
   local key f
   key=$(cd "$repo" && stamp Dockerfile package-lock.json <(git ls-files -s bin operator crds tsconfig.json package.json 2>/dev/null; git diff HEAD -- bin operator crds 2>/dev/null))
   f=$out/cluster-topology-$key.tar
+  built[cluster-topology]=$f
   [[ -f $f ]] && { say "cluster-topology:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/cluster-topology.tar"; return; }
   say "building the repository's Dockerfile with buildah (npm ci inside; a few minutes)"
   # This machine's CA bundle and npm's pointer to it are mounted for the build steps only (a
@@ -120,6 +122,7 @@ build_beam() {
   local key f ebin rootfs=$cache/debootstrap-trixie-beam
   key=$(cd "$repo" && stamp tools/node/images.sh clients/beam/src/*) # relative: one key for every clone
   f=$out/ctopo-beam-$key.tar
+  built[ctopo-beam]=$f
   [[ -f $f ]] && { say "ctopo-beam:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"; return; }
   if [[ ! -f $rootfs/.complete ]]; then
     say "debootstrap trixie (minbase) + erlang-base, erlang-ssl, iproute2 into $rootfs (first time only)"
@@ -149,9 +152,16 @@ build_beam() {
   ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"
 }
 
+declare -A built
 build_base
 build_pause
 build_beam
 build_app
+# IMAGES_DIR is a folder of this run's own archives: another checkout building into the same
+# cache re-points the shared <name>.tar links to its own images (a branch's BEAM image differs),
+# and the node must import what this checkout built.
+set_dir=$out/sets/$(printf '%s\n' "${built[@]}" | sort | sha256sum | cut -c1-12)
+mkdir -p "$set_dir"
+for name in "${!built[@]}"; do ln -sfn "../../$(basename "${built[$name]}")" "$set_dir/$name.tar"; done
 say "images ready in $((SECONDS - start)) s"
-echo "IMAGES_DIR=$out"
+echo "IMAGES_DIR=$set_dir"
