@@ -55,6 +55,7 @@ import { measureErlangRounds } from './agent-erlang-rounds.js';
 import { startOperator } from '../test/support/operator-process.js';
 import { ErlangTestEnv, run as runProgram } from '../operator/devcluster/beam.js';
 import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
+import { loopbackPeer } from '../test/support/beam-cell.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const REAL = env('BENCH_BEAM_REAL', 100);
@@ -94,19 +95,7 @@ async function childProcesses(pid: number): Promise<number> {
   return n;
 }
 
-function peer(name: string) {
-  const short = name.slice(0, name.indexOf('@'));
-  return {
-    nodeName: name,
-    pod: short,
-    uid: `uid-${short}`,
-    podIP: '127.0.0.1',
-    node: '',
-    hostSource: 'PodIP',
-    nameSource: 'PodName',
-    terminating: false,
-  };
-}
+const peer = (name: string) => loopbackPeer(name.slice(0, name.indexOf('@')));
 
 async function writeStatus(c: BenchCluster, names: readonly string[]): Promise<void> {
   const path = `/apis/cluster.netzlive.io/v1alpha1/namespaces/${c.namespace}/clustertopologies/${TOPOLOGY}/status`;

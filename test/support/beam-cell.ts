@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { beamCommand, run } from './erlang.js';
-import { clientDir, repoRoot } from './beam-client.js';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { mintClient } from '../../operator/devcluster/pki.js';
+import { beamCommand, type ErlangTestEnv, run } from './erlang.js';
+import { buildClient, clientDir, ProbeNode, repoRoot } from './beam-client.js';
+import { kubectlOk } from './cluster.js';
+import { applyObjects, applyTopology, readerRbac } from './objects.js';
 
 /**
  * The cell of the OTP library's matrix these tests run in (tools/beam/cells.sh sets
@@ -133,4 +137,95 @@ export async function projectClone(dir: string, home: string): Promise<string> {
     env,
   );
   return dir;
+}
+
+/** A peer as the operator publishes it: `short@127.0.0.1`, pod `short`, named by pod IP. */
+export const loopbackPeer = (short: string) => ({
+  nodeName: `${short}@127.0.0.1`,
+  pod: short,
+  uid: `uid-${short}`,
+  podIP: '127.0.0.1',
+  node: '',
+  hostSource: 'PodIP',
+  nameSource: 'PodName',
+  terminating: false,
+});
+
+export interface MemberWorld {
+  /** Writes the status as the operator does: these peers (short names), a current lastResponse. */
+  list(shorts: readonly string[]): Promise<void>;
+  /** The probe node listed beside the application under test. */
+  readonly probe: ProbeNode;
+  /** What the test applications read their client options from (CT_*). */
+  readonly memberEnv: NodeJS.ProcessEnv;
+}
+
+/**
+ * What the tests of an application built on the library share: the topology `web` in `ns`, whose
+ * status the test writes as the operator writes it (a protocol-level test), listing `shorts`; a
+ * user `user` that may only get and watch it; and a probe node `probe` of this cell reading it.
+ */
+export async function memberWorld(
+  s: ControlPlaneState,
+  erl: ErlangTestEnv,
+  ns: string,
+  user: string,
+  probe: string,
+  shorts: readonly string[],
+): Promise<MemberWorld> {
+  const list = (peers: readonly string[]) =>
+    kubectlOk(s, [
+      '-n',
+      ns,
+      'patch',
+      'ctopo',
+      'web',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({
+        status: {
+          peers: peers.map(loopbackPeer),
+          lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() },
+        },
+      }),
+    ]).then(() => undefined);
+  await applyTopology(s, ns, 'web', { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '1s' });
+  await list(shorts);
+  const creds = await mintClient(s.pki, `user-${user}-${ns}`, `${user}-${ns}`, []);
+  await applyObjects(
+    s,
+    readerRbac({
+      namespace: ns,
+      name: 'beam',
+      topologies: ['web'],
+      verbs: ['get', 'watch'],
+      subject: { kind: 'User', name: `${user}-${ns}` },
+    }),
+  );
+  const client = {
+    name: 'web',
+    namespace: ns,
+    api_url: s.server,
+    ca_file: s.pki.caCert,
+    cert_file: creds.cert,
+    key_file: creds.key,
+  };
+  const ebin = await buildClient(join(erl.root, 'probe-build'));
+  const node = await ProbeNode.start(erl, ebin, probe, {
+    client: { ...client, lease: false },
+    hostname: probe,
+  });
+  return {
+    list,
+    probe: node,
+    memberEnv: {
+      CT_NAME: client.name,
+      CT_NAMESPACE: client.namespace,
+      CT_API_URL: client.api_url,
+      CT_CA_FILE: client.ca_file,
+      CT_CERT_FILE: client.cert_file,
+      CT_KEY_FILE: client.key_file,
+    },
+  };
 }

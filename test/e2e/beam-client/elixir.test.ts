@@ -3,12 +3,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
-import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../../support/cluster.js';
-import { applyTopology, applyObjects, readerRbac } from '../../support/objects.js';
+import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { beamCommand, ErlangTestEnv, run } from '../../support/erlang.js';
-import { buildClient, ProbeNode, repoRoot } from '../../support/beam-client.js';
-import { CELL, gitEnv, ok, projectClone, readmeMixDeps, swapUrl } from '../../support/beam-cell.js';
+import { ProbeNode, repoRoot } from '../../support/beam-client.js';
+import {
+  CELL,
+  gitEnv,
+  memberWorld,
+  ok,
+  projectClone,
+  readmeMixDeps,
+  swapUrl,
+  type MemberWorld,
+} from '../../support/beam-cell.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -54,36 +61,7 @@ afterAll(async () => {
 
 let env: NodeJS.ProcessEnv;
 let app: string;
-let p1: ProbeNode;
-let creds: { cert: string; key: string };
-
-const peer = (short: string) => ({
-  nodeName: `${short}@127.0.0.1`,
-  pod: short,
-  uid: `uid-${short}`,
-  podIP: '127.0.0.1',
-  node: '',
-  hostSource: 'PodIP',
-  nameSource: 'PodName',
-  terminating: false,
-});
-const listPeers = (shorts: string[]) =>
-  kubectlOk(s, [
-    '-n',
-    ns,
-    'patch',
-    'ctopo',
-    'web',
-    '--subresource=status',
-    '--type=merge',
-    '-p',
-    JSON.stringify({
-      status: {
-        peers: shorts.map(peer),
-        lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() },
-      },
-    }),
-  ]);
+let world: MemberWorld;
 
 it(`an Elixir app built with mix from the README's deps lines runs the client in its supervision tree (${CELL})`, async () => {
   const root = erl.root;
@@ -113,33 +91,8 @@ it(`an Elixir app built with mix from the README's deps lines runs the client in
   const r = await run('ls', [join(app, 'deps', 'cluster_topology')], env);
   expect(r.stdout.trim().split('\n')).toEqual(['clients']);
 
-  // The topology; its status written here as the operator writes it (a protocol-level test).
-  await applyTopology(s, ns, 'web', { selector: 'netzlive/pod-type=cluster-service', pollingInterval: '1s' });
-  await listPeers(['ex', 'p1']);
-  creds = await mintClient(s.pki, `user-beam-ex-${ns}`, `beam-ex-${ns}`, []);
-  await applyObjects(
-    s,
-    readerRbac({
-      namespace: ns,
-      name: 'beam',
-      topologies: ['web'],
-      verbs: ['get', 'watch'],
-      subject: { kind: 'User', name: `beam-ex-${ns}` },
-    }),
-  );
-  const ebin = await buildClient(join(root, 'probe-build'));
-  p1 = await ProbeNode.start(erl, ebin, 'p1', {
-    client: {
-      name: 'web',
-      namespace: ns,
-      api_url: s.server,
-      ca_file: s.pki.caCert,
-      cert_file: creds.cert,
-      key_file: creds.key,
-      lease: false,
-    },
-    hostname: 'p1',
-  });
+  // The topology, a user that may read it, and a probe node listed beside the app.
+  world = await memberWorld(s, erl, ns, 'beam-ex', 'p1', ['ex', 'p1']);
 
   member = spawn(
     ...beamCommand('elixir', [
@@ -159,19 +112,14 @@ it(`an Elixir app built with mix from the README's deps lines runs the client in
         ...env,
         ERL_EPMD_PORT: String(erl.epmdPort),
         HOSTNAME: 'ex',
-        CT_NAME: 'web',
-        CT_NAMESPACE: ns,
-        CT_API_URL: s.server,
-        CT_CA_FILE: s.pki.caCert,
-        CT_CERT_FILE: creds.cert,
-        CT_KEY_FILE: creds.key,
+        ...world.memberEnv,
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );
   member.stdout!.on('data', (b: Buffer) => (memberOut += b.toString()));
   member.stderr!.on('data', (b: Buffer) => (memberOut += b.toString()));
-  await p1.waitForNodes(['ex@127.0.0.1'], 60_000);
+  await world.probe.waitForNodes(['ex@127.0.0.1'], 60_000);
   // The hook hears the status in any case; a round is reported only if this side made a call
   // (when p1 dialled first, the connection already holds and the round calls nothing).
   await waitFor(
@@ -204,7 +152,7 @@ it(`the same app as a mix release, booted as a pod boots it, joins the mesh (${C
   await writeFile(join(secret, 'cookie'), erl.cookie, { mode: 0o400 });
   const home = join(erl.root, 'release-home');
   await mkdir(home);
-  await listPeers(['p1', 'rel']);
+  await world.list(['p1', 'rel']);
   const bin = join(app, '_build', 'prod', 'rel', 'member', 'bin', 'member');
   release = spawn(...beamCommand(bin, ['start'], { anyProgram: true }), {
     cwd: home,
@@ -219,18 +167,13 @@ it(`the same app as a mix release, booted as a pod boots it, joins the mesh (${C
       // This test machine only: the private epmd, distribution on loopback.
       ERL_EPMD_PORT: String(erl.epmdPort),
       ELIXIR_ERL_OPTIONS: '-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}',
-      CT_NAME: 'web',
-      CT_NAMESPACE: ns,
-      CT_API_URL: s.server,
-      CT_CA_FILE: s.pki.caCert,
-      CT_CERT_FILE: creds.cert,
-      CT_KEY_FILE: creds.key,
+      ...world.memberEnv,
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   release.stdout!.on('data', (b: Buffer) => (releaseOut += b.toString()));
   release.stderr!.on('data', (b: Buffer) => (releaseOut += b.toString()));
-  await p1.waitForNodes(['rel@127.0.0.1'], 90_000).catch((e: Error) => {
+  await world.probe.waitForNodes(['rel@127.0.0.1'], 90_000).catch((e: Error) => {
     throw new Error(`${e.message}\nthe release said: ${releaseOut.slice(-3000)}`);
   });
   await waitFor(

@@ -3,15 +3,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
-import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../../support/cluster.js';
-import { applyTopology, applyObjects, readerRbac } from '../../support/objects.js';
+import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { beamCommand, ErlangTestEnv, localNodeArgs } from '../../support/erlang.js';
-import { buildClient, ProbeNode, repoRoot } from '../../support/beam-client.js';
+import { ProbeNode, repoRoot } from '../../support/beam-client.js';
 import {
   CELL,
   cellHas,
   gitEnv,
+  memberWorld,
   ok,
   projectClone,
   readmeRebarDeps,
@@ -52,17 +51,6 @@ afterAll(async () => {
   await erl?.stop();
 });
 
-const peer = (short: string) => ({
-  nodeName: `${short}@127.0.0.1`,
-  pod: short,
-  uid: `uid-${short}`,
-  podIP: '127.0.0.1',
-  node: '',
-  hostSource: 'PodIP',
-  nameSource: 'PodName',
-  terminating: false,
-});
-
 (cellHas('rebar3') ? it : it.skip)(
   `an Erlang app built by rebar3 as the README shows (_checkouts) runs the client; rebar3 release takes it (${CELL})`,
   async () => {
@@ -87,50 +75,7 @@ const peer = (short: string) => ({
       'cluster_topology-0.1.0',
     );
 
-    await applyTopology(s, ns, 'web', {
-      selector: 'netzlive/pod-type=cluster-service',
-      pollingInterval: '1s',
-    });
-    await kubectlOk(s, [
-      '-n',
-      ns,
-      'patch',
-      'ctopo',
-      'web',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        status: {
-          peers: [peer('erlm'), peer('p2')],
-          lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() },
-        },
-      }),
-    ]);
-    const creds = await mintClient(s.pki, `user-beam-rebar-${ns}`, `beam-rebar-${ns}`, []);
-    await applyObjects(
-      s,
-      readerRbac({
-        namespace: ns,
-        name: 'beam',
-        topologies: ['web'],
-        verbs: ['get', 'watch'],
-        subject: { kind: 'User', name: `beam-rebar-${ns}` },
-      }),
-    );
-    const ebin = await buildClient(join(root, 'probe-build'));
-    const p2 = await ProbeNode.start(erl, ebin, 'p2', {
-      client: {
-        name: 'web',
-        namespace: ns,
-        api_url: s.server,
-        ca_file: s.pki.caCert,
-        cert_file: creds.cert,
-        key_file: creds.key,
-        lease: false,
-      },
-      hostname: 'p2',
-    });
+    const world = await memberWorld(s, erl, ns, 'beam-rebar', 'p2', ['erlm', 'p2']);
 
     const paths = built.flatMap((d) => ['-pa', d]);
     member = spawn(
@@ -140,19 +85,14 @@ const peer = (short: string) => ({
         env: {
           ...erl.childEnv(),
           HOSTNAME: 'erlm',
-          CT_NAME: 'web',
-          CT_NAMESPACE: ns,
-          CT_API_URL: s.server,
-          CT_CA_FILE: s.pki.caCert,
-          CT_CERT_FILE: creds.cert,
-          CT_KEY_FILE: creds.key,
+          ...world.memberEnv,
         },
         stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
     member.stdout!.on('data', (b: Buffer) => (out += b.toString()));
     member.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-    await p2.waitForNodes(['erlm@127.0.0.1'], 60_000).catch((e: Error) => {
+    await world.probe.waitForNodes(['erlm@127.0.0.1'], 60_000).catch((e: Error) => {
       throw new Error(`${e.message}\nthe app said: ${out.slice(-3000)}`);
     });
     member.stdin!.write('state\n');
