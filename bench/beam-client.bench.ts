@@ -53,7 +53,7 @@ import { mapLimit } from './concurrency.js';
 import { percentile, perMinute } from './stats.js';
 import { measureErlangRounds } from './agent-erlang-rounds.js';
 import { startOperator } from '../test/support/operator-process.js';
-import { ErlangTestEnv, run as runProgram } from '../operator/devcluster/beam.js';
+import { ErlangTestEnv, run as runProgram } from '../dev/cluster/beam.js';
 import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 import { loopbackPeer } from '../test/support/beam-cell.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { beamCommand, ErlangTestEnv, localNodeArgs } from '../../support/erlang.js';
 import { ProbeNode, repoRoot } from '../../support/beam-client.js';
