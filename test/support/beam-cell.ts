@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -8,6 +8,7 @@ import { beamCommand, type ErlangTestEnv, run } from './erlang.js';
 import { buildClient, clientDir, ProbeNode, repoRoot } from './beam-client.js';
 import { kubectlOk } from './cluster.js';
 import { applyObjects, applyTopology, readerRbac } from './objects.js';
+import { waitFor } from './wait.js';
 
 /**
  * The cell of the OTP library's matrix these tests run in (tools/beam/cells.sh sets
@@ -228,4 +229,29 @@ export async function memberWorld(
       CT_KEY_FILE: client.key_file,
     },
   };
+}
+
+/**
+ * Asks a test application for its state ("state" on its stdin, once a second) until it prints
+ * `line` (its self check may still be unknown when the first answer comes).
+ */
+export async function askStateUntil(
+  app: ChildProcess,
+  output: () => string,
+  line: string,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(
+    what,
+    () => {
+      if (output().includes(line)) return true;
+      app.stdin!.write('state\n');
+      return false;
+    },
+    timeoutMs,
+    1000,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}\nthe application said: ${output().slice(-3000)}`);
+  });
 }

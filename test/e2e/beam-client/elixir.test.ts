@@ -7,6 +7,7 @@ import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster
 import { beamCommand, ErlangTestEnv, run } from '../../support/erlang.js';
 import { ProbeNode, repoRoot } from '../../support/beam-client.js';
 import {
+  askStateUntil,
   CELL,
   gitEnv,
   memberWorld,
@@ -129,11 +130,11 @@ it(`an Elixir app built with mix from the README's deps lines runs the client in
   ).catch((e: Error) => {
     throw new Error(`${e.message}\nthe app said: ${memberOut.slice(-3000)}`);
   });
-  member.stdin!.write('state\n');
-  await waitFor(
-    'the Elixir app to print its state',
-    () => memberOut.includes('member self=ex@127.0.0.1 self_check.ok=true\n'),
-    20_000,
+  await askStateUntil(
+    member,
+    () => memberOut,
+    'member self=ex@127.0.0.1 self_check.ok=true\n',
+    'the Elixir app to report a passing self check',
   );
 }, 600_000);
 
@@ -183,10 +184,10 @@ it(`the same app as a mix release, booted as a pod boots it, joins the mesh (${C
   ).catch((e: Error) => {
     throw new Error(`${e.message}\nthe release said: ${releaseOut.slice(-3000)}`);
   });
-  release.stdin!.write('state\n');
-  await waitFor(
-    'the release to print its state',
-    () => releaseOut.includes('member self=rel@127.0.0.1 self_check.ok=true\n'),
-    20_000,
+  await askStateUntil(
+    release,
+    () => releaseOut,
+    'member self=rel@127.0.0.1 self_check.ok=true\n',
+    'the release to report a passing self check',
   );
 }, 600_000);

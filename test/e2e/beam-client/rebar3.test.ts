@@ -7,6 +7,7 @@ import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster
 import { beamCommand, ErlangTestEnv, localNodeArgs } from '../../support/erlang.js';
 import { ProbeNode, repoRoot } from '../../support/beam-client.js';
 import {
+  askStateUntil,
   CELL,
   cellHas,
   gitEnv,
@@ -17,7 +18,6 @@ import {
   readmeRebarFetch,
   swapUrl,
 } from '../../support/beam-cell.js';
-import { waitFor } from '../../support/wait.js';
 
 /**
  * An Erlang application built by rebar3 takes the library the way clients/beam/README.md shows,
@@ -95,14 +95,12 @@ afterAll(async () => {
     await world.probe.waitForNodes(['erlm@127.0.0.1'], 60_000).catch((e: Error) => {
       throw new Error(`${e.message}\nthe app said: ${out.slice(-3000)}`);
     });
-    member.stdin!.write('state\n');
-    await waitFor(
-      'the Erlang app to print its state',
-      () => out.includes('member self=erlm@127.0.0.1 self_check.ok=true\n'),
-      20_000,
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}\nthe app said: ${out.slice(-3000)}`);
-    });
+    await askStateUntil(
+      member,
+      () => out,
+      'member self=erlm@127.0.0.1 self_check.ok=true\n',
+      'the Erlang app to report a passing self check',
+    );
   },
   600_000,
 );
