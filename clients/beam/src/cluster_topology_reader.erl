@@ -321,8 +321,18 @@ get_object(Http, Path, Auth, Reduce) ->
         {ok, Code, _, Body} ->
             {refused, Code, status_message(Body)};
         {error, Why} ->
-            {unreachable, describe(Why)}
+            case too_large(Why) of
+                true -> {malformed, describe(Why)};
+                false -> {unreachable, describe(Why)}
+            end
     end.
+
+%% An answer refused for its size (max_body_bytes), not for a failed transport.
+too_large({body_too_large, _}) -> true;
+too_large({body_too_large, _, _}) -> true;
+too_large({chunk_too_large, _, _}) -> true;
+too_large({event_too_large, _}) -> true;
+too_large(_) -> false.
 
 %% Tells every event of the watch; returns how it ended.
 stream(Reader, Ref, W, Reduce) ->
@@ -361,10 +371,11 @@ stream(Reader, Ref, W, Reduce) ->
             done;
         {error, timeout} ->
             idle;
-        {error, {event_too_large, _} = Why} ->
-            {malformed, describe(Why)};
         {error, Why} ->
-            {broken, describe(Why)}
+            case too_large(Why) of
+                true -> {malformed, describe(Why)};
+                false -> {broken, describe(Why)}
+            end
     end.
 
 status_message(Body) ->

@@ -142,6 +142,38 @@ quick_retry_after_restart_test() ->
         ?assertEqual([{unreachable, 8}, {unreachable, 16}, {unreachable, 32}, {forbidden, 8}, {forbidden, 16}], retries(5))
     end).
 
+too_large_is_malformed_test() ->
+    %% An answer beyond max_body_bytes is refused as malformed (not as an unreachable API).
+    Big = ct_fake_api:object(<<"5">>, #{<<"status">> => #{<<"filler">> => binary:copy(<<"x">>, 4096)}}),
+    Api = ct_fake_api:start(fun(get, _) -> {reply, 200, Big} end),
+    {Now, _} = clock(),
+    {ok, R} = cluster_topology_reader:start_link(topology, conf(Api, #{max_body_bytes => 1024}), self(),
+        #{now => Now, uniform => fun(N) -> N end}),
+    try
+        ?assertEqual([{malformed, 8}, {malformed, 16}], retries(2)),
+        receive {cluster_topology_read, topology, {trouble, Cause, Detail}} ->
+            ?assertEqual({malformed, <<"{body_too_large,">>}, {Cause, binary:part(Detail, 0, 16)})
+        after 0 -> error(no_trouble)
+        end
+    after
+        stop(R, Api)
+    end.
+
+too_large_watch_event_is_malformed_test() ->
+    %% A watch event beyond max_body_bytes (in one chunk, as the API server sends it): refused as
+    %% malformed, and the object is read again (a GET), not watched again from the same place.
+    Big = ct_fake_api:event(<<"MODIFIED">>, ct_fake_api:object(<<"6">>, #{<<"filler">> => binary:copy(<<"x">>, 4096)})),
+    Api = ct_fake_api:start(fun(get, _) -> {reply, 200, topology()}; (watch, _) -> {stream, [Big], hang} end),
+    {Now, _} = clock(),
+    {ok, R} = cluster_topology_reader:start_link(topology, conf(Api, #{max_body_bytes => 1024}), self(),
+        #{now => Now, uniform => fun(N) -> N end}),
+    try
+        ?assertEqual([{malformed, 8}, {malformed, 16}], retries(2)),
+        ?assertEqual([get, {watch, <<"5">>}, get, {watch, <<"5">>}], requests(4))
+    after
+        stop(R, Api)
+    end.
+
 %% --- the reader answers system messages whatever it waits for --------------------------------
 
 sys_answers_while_a_request_hangs_test() ->

@@ -321,15 +321,15 @@ tls_handshake(Dir, ServerCert, Host, CA) ->
         {error, E} -> {error, E}
     end.
 
-%% Why the client's TLS handshake failed: the alert it sent, and for a handshake failure the
-%% certificate problem OTP names in the alert's description.
-tls_refusal({error, {tls_alert, {handshake_failure, Description}}}) ->
-    case string:find(Description, "hostname_check_failed") of
-        nomatch -> {handshake_failure, Description};
-        _ -> hostname_check_failed
+%% Why the client's TLS handshake failed: hostname_check_failed when OTP names that problem in
+%% the alert it sent (OTP 25 sends handshake_failure, 27 and later bad_certificate), otherwise the
+%% alert itself.
+tls_refusal({error, {tls_alert, {Alert, Description}}} = E) ->
+    case {lists:member(Alert, [handshake_failure, bad_certificate]), string:find(Description, "hostname_check_failed")} of
+        {true, Found} when Found =/= nomatch -> hostname_check_failed;
+        {true, _} -> E;
+        {false, _} -> Alert
     end;
-tls_refusal({error, {tls_alert, {Alert, _}}}) ->
-    Alert;
 tls_refusal(Other) ->
     Other.
 
