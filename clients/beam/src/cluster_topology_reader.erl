@@ -24,6 +24,8 @@
 -module(cluster_topology_reader).
 -behaviour(gen_statem).
 
+-include_lib("kernel/include/logger.hrl").
+
 -export([start_link/3, start_link/4]).
 -export([callback_mode/0, init/1, getting/3, watching/3, backoff/3, terminate/3, code_change/4]).
 -export_type([kind/0, event/0, target/0]).
@@ -230,6 +232,9 @@ code_change(_, State, D, _) -> {ok, State, D}.
 
 retry(Cause, Next, #d{backoff = B0} = D) ->
     {Delay, B} = cluster_topology_backoff:next(B0, Cause, now(D), D#d.uniform),
+    %% The macro (not logger:debug/2) carries this module in its metadata, so that
+    %% logger:set_module_level(cluster_topology_reader, debug) shows these lines.
+    ?LOG_DEBUG("cluster_topology: ~s again in ~b ms (~s)", [Next, Delay, Cause]),
     {next_state, backoff, tell({retry, Cause, Delay}, D#d{backoff = B}), [{state_timeout, Delay, Next}]}.
 
 refused(Code, Message, D) ->
