@@ -63,7 +63,9 @@ describe('the OTP library when the API server hangs or restarts', () => {
       '--subresource=status',
       '--type=merge',
       '-p',
-      JSON.stringify({ status: { peers, lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() } } }),
+      JSON.stringify({
+        status: { peers, lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() } },
+      }),
     ]);
   };
   /** A node whose client reads as a pod does: the service account's token (RBAC applies). */
@@ -82,7 +84,10 @@ describe('the OTP library when the API server hangs or restarts', () => {
     return p;
   };
   const partner = async (short: string) => {
-    const p = await ProbeNode.start(erl, ebin, short, { client: { name: 'none' }, env: { CT_PROBE_NO_CLIENT: '1' } });
+    const p = await ProbeNode.start(erl, ebin, short, {
+      client: { name: 'none' },
+      env: { CT_PROBE_NO_CLIENT: '1' },
+    });
     nodes.set(short, p);
     return p;
   };
@@ -100,7 +105,10 @@ describe('the OTP library when the API server hangs or restarts', () => {
     await installCrd(s);
     await kubectlOk(s, ['create', 'namespace', NS]);
     const subject = { kind: 'ServiceAccount' as const, name: 'beam', namespace: NS };
-    await applyObjects(s, readerRbac({ namespace: NS, name: 'beam', topologies: ['web'], verbs: ['get', 'watch'], subject }));
+    await applyObjects(
+      s,
+      readerRbac({ namespace: NS, name: 'beam', topologies: ['web'], verbs: ['get', 'watch'], subject }),
+    );
     saDir = join(erl.root, 'sa');
     await mkdir(saDir);
     await writeFile(join(saDir, 'token'), await serviceAccountToken(s, NS, 'beam'));
@@ -125,7 +133,7 @@ describe('the OTP library when the API server hangs or restarts', () => {
       request_timeout_ms: 3000,
       watch_timeout_s: 120,
     });
-    const b = await partner('b');
+    await partner('b');
     await writeStatus(['i', 'b']);
     await i.waitForNodes([full('b')]);
     const t = Date.now();
@@ -171,7 +179,7 @@ describe('the OTP library when the API server hangs or restarts', () => {
     nodes.set('g', g);
     const q = await inPod('q');
     if (!nodes.get('b')?.alive) await partner('b');
-    const c = await partner('c');
+    await partner('c');
     await writeStatus(['g', 'q', 'b']);
     await g.waitForNodes([full('b'), full('q')]);
     await q.waitForNodes([full('b'), full('g')]);

@@ -82,13 +82,21 @@ async function writeStatus(topology: string, shorts: string[], message = 'OK'): 
     '--type=merge',
     '-p',
     JSON.stringify({
-      status: { peers, lastResponse: { code: '200', reason: 'OK', message, since: new Date().toISOString() } },
+      status: {
+        peers,
+        lastResponse: { code: '200', reason: 'OK', message, since: new Date().toISOString() },
+      },
     }),
   ]);
 }
 
 /** A node running the library for `topology` (its pod is `short`). */
-const client = (short: string, topology: string, opts: Record<string, unknown> = {}, erlArgs: string[] = []) =>
+const client = (
+  short: string,
+  topology: string,
+  opts: Record<string, unknown> = {},
+  erlArgs: string[] = [],
+) =>
   ProbeNode.start(erl, ebin, short, {
     client: {
       name: topology,
@@ -169,18 +177,13 @@ describe('the OTP library on real nodes', () => {
     try {
       await writeStatus('rounds', ['ro-r', 'ro-b', 'ro-f']);
       const calls = () => r.lines.filter((l) => l.t === 'dist_call' && l.at >= t);
-      await waitFor('the round to call the frozen node', () =>
-        calls().some((l) => l.node === full('ro-f')),
-      );
+      await waitFor('the round to call the frozen node', () => calls().some((l) => l.node === full('ro-f')));
       // Three more lists while that round waits; only the last one may be carried out.
       for (const extra of ['ro-n2', 'ro-n3', 'ro-n4'])
         await writeStatus('rounds', ['ro-r', 'ro-b', 'ro-f', extra]);
       await waitFor(
         'the round for the newest list to end',
-        () =>
-          r
-            .eventsSince(t, 'round')
-            .some((e) => (e.called as string[]).includes(full('ro-n4'))),
+        () => r.eventsSince(t, 'round').some((e) => (e.called as string[]).includes(full('ro-n4'))),
         90_000,
       );
       const rounds = r.eventsSince(t, 'round');
@@ -226,7 +229,10 @@ describe('the OTP library on real nodes', () => {
     await writeStatus('logs', ['lo-l', 'lo-gone0', 'lo-gone1']);
     await waitFor(
       'a warning for lo-gone1',
-      () => out().slice(before).some((x) => /could not connect lo-gone1@/.test(x)),
+      () =>
+        out()
+          .slice(before)
+          .some((x) => /could not connect lo-gone1@/.test(x)),
       30_000,
     );
     await writeStatus('logs', ['lo-l']);
@@ -262,7 +268,9 @@ describe('the OTP library on real nodes', () => {
     await writeStatus('telemetry', ['tm-t']);
     await waitFor('tm-t to disconnect tm-b', () => !has(tm, 'tm-b'), 30_000);
     const events = (name: string) =>
-      tm.lines.filter((l: ProbeLine) => l.t === 'telemetry' && l.at >= t && (l.name as string[]).join('.') === name);
+      tm.lines.filter(
+        (l: ProbeLine) => l.t === 'telemetry' && l.at >= t && (l.name as string[]).join('.') === name,
+      );
     await waitFor('the disconnect event', () => events('cluster_topology.disconnect').length > 0);
     expect((await tm.state()).telemetry).toBe(true);
     const meta = (l: ProbeLine) => l.metadata as Record<string, unknown>;

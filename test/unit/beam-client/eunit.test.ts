@@ -22,7 +22,12 @@ afterAll(async () => {
 });
 
 it('passes its eunit tests', async () => {
-  const r = await run('bash', [join(clientDir, 'tools', 'check.sh'), 'eunit'], { ...env(), OUT: dir }, 240_000);
+  const r = await run(
+    'bash',
+    [join(clientDir, 'tools', 'check.sh'), 'eunit'],
+    { ...env(), OUT: dir },
+    240_000,
+  );
   const output = r.stdout + r.stderr;
   // What was skipped, and why, shows in the test log.
   for (const line of output.split('\n').filter((l) => l.includes('SKIPPED'))) console.log(line.trim());
