@@ -251,7 +251,8 @@ name_like() ->
     ]).
 
 %% The grammar (README.md), written independently: name@host, 255 bytes at most; the name
-%% [A-Za-z0-9_-]+; the host an RFC 1123 DNS name of at most 253 characters or an IP address.
+%% [A-Za-z0-9_-]+; the host an RFC 1123 DNS name of at most 253 characters or an IP address
+%% (no zone ID).
 by_regex(B) ->
     Dns = "^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$",
     byte_size(B) =< 255 andalso
@@ -259,7 +260,8 @@ by_regex(B) ->
             [N, H] ->
                 re:run(N, "^[A-Za-z0-9_-]+$", [{capture, none}]) =:= match andalso
                     (re:run(H, Dns, [{capture, none}]) =:= match orelse
-                     (re:run(H, "^[0-9A-Fa-f.:%a-z]+$", [{capture, none}]) =:= match andalso
+                     %% an IP address without a zone ID (fe80::1%eth0 is refused)
+                     (re:run(H, "^[0-9A-Fa-f.:]+$", [{capture, none}]) =:= match andalso
                       element(1, inet:parse_strict_address(binary_to_list(H))) =:= ok));
             _ ->
                 false
