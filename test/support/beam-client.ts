@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { kubectlOk } from './cluster.js';
 import type { ErlangTestEnv } from './erlang.js';
 import { compileBeamClient, localNodeArgs, run } from './erlang.js';
 import { waitFor } from './wait.js';
@@ -46,6 +48,45 @@ export const FAST_CLIENT = {
   request_timeout_ms: 5000,
   connect_timeout_ms: 3000,
 };
+
+/** A `status.peers` entry as the operator writes it for a pod `short` at 127.0.0.1. */
+export function listedPeer(short: string) {
+  return {
+    nodeName: `${short}@127.0.0.1`,
+    pod: short,
+    uid: `uid-${short}`,
+    podIP: '127.0.0.1',
+    node: '',
+    hostSource: 'PodIP',
+    nameSource: 'PodName',
+    terminating: false,
+  };
+}
+
+/**
+ * Writes a topology's status as the operator does, listing these pods (a protocol-level test
+ * where no operator runs); `message` goes into `lastResponse`.
+ */
+export async function writeListedStatus(
+  s: ControlPlaneState,
+  ns: string,
+  topology: string,
+  shorts: readonly string[],
+  message = 'OK',
+): Promise<void> {
+  const lastResponse = { code: '200', reason: 'OK', message, since: new Date().toISOString() };
+  await kubectlOk(s, [
+    '-n',
+    ns,
+    'patch',
+    'ctopo',
+    topology,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { peers: shorts.map(listedPeer), lastResponse } }),
+  ]);
+}
 
 /** Compiles the library and the probe into `<dir>/ebin`; returns that directory. */
 export async function buildClient(dir?: string): Promise<string> {

@@ -12,7 +12,7 @@ import { mintClient } from '../../../operator/devcluster/pki.js';
 import { installCrd, kubectlOk, privateCluster } from '../../support/cluster.js';
 import { applyObjects, applyTopology, readerRbac, serviceAccountToken } from '../../support/objects.js';
 import { ErlangTestEnv } from '../../support/erlang.js';
-import { buildClient, ProbeNode } from '../../support/beam-client.js';
+import { buildClient, ProbeNode, writeListedStatus } from '../../support/beam-client.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -43,31 +43,7 @@ describe('the OTP library when the API server hangs or restarts', () => {
   const full = (short: string) => `${short}@127.0.0.1`;
   const nodes = new Map<string, ProbeNode>();
 
-  const writeStatus = async (shorts: string[]) => {
-    const peers = shorts.map((short) => ({
-      nodeName: full(short),
-      pod: short,
-      uid: `uid-${short}`,
-      podIP: '127.0.0.1',
-      node: '',
-      hostSource: 'PodIP',
-      nameSource: 'PodName',
-      terminating: false,
-    }));
-    await kubectlOk(s, [
-      '-n',
-      NS,
-      'patch',
-      'ctopo',
-      'web',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        status: { peers, lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() } },
-      }),
-    ]);
-  };
+  const writeStatus = (shorts: string[]) => writeListedStatus(s, NS, 'web', shorts);
   /** A node whose client reads as a pod does: the service account's token (RBAC applies). */
   const inPod = async (short: string, opts: Record<string, unknown> = {}) => {
     const p = await ProbeNode.start(erl, ebin, short, {

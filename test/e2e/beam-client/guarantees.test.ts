@@ -2,10 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
 import { mintClient } from '../../../operator/devcluster/pki.js';
-import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../../support/cluster.js';
+import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { applyObjects, applyTopology, readerRbac } from '../../support/objects.js';
 import { BeamNode, ErlangTestEnv } from '../../support/erlang.js';
-import { buildClient, buildTelemetryStandIn, ProbeNode, type ProbeLine } from '../../support/beam-client.js';
+import {
+  buildClient,
+  buildTelemetryStandIn,
+  ProbeNode,
+  writeListedStatus,
+  type ProbeLine,
+} from '../../support/beam-client.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -61,34 +67,8 @@ afterAll(async () => {
 });
 
 /** Writes a topology's status as the operator does: a current list of these nodes. */
-async function writeStatus(topology: string, shorts: string[], message = 'OK'): Promise<void> {
-  const peers = shorts.map((short) => ({
-    nodeName: full(short),
-    pod: short,
-    uid: `uid-${short}`,
-    podIP: '127.0.0.1',
-    node: '',
-    hostSource: 'PodIP',
-    nameSource: 'PodName',
-    terminating: false,
-  }));
-  await kubectlOk(s, [
-    '-n',
-    ns,
-    'patch',
-    'ctopo',
-    topology,
-    '--subresource=status',
-    '--type=merge',
-    '-p',
-    JSON.stringify({
-      status: {
-        peers,
-        lastResponse: { code: '200', reason: 'OK', message, since: new Date().toISOString() },
-      },
-    }),
-  ]);
-}
+const writeStatus = (topology: string, shorts: string[], message?: string) =>
+  writeListedStatus(s, ns, topology, shorts, message);
 
 /** A node running the library for `topology` (its pod is `short`). */
 const client = (
