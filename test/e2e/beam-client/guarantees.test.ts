@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
+import { mintClient } from '../../../dev/cluster/pki.js';
 import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { applyObjects, applyTopology, readerRbac } from '../../support/objects.js';
 import { BeamNode, ErlangTestEnv } from '../../support/erlang.js';
