@@ -54,8 +54,7 @@ import { percentile, perMinute } from './stats.js';
 import { measureErlangRounds } from './agent-erlang-rounds.js';
 import { startOperator } from '../test/support/operator-process.js';
 import { ErlangTestEnv, run as runProgram } from '../dev/cluster/beam.js';
-import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
-import { loopbackPeer } from '../test/support/beam-cell.js';
+import { buildClient, listedPeer, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const REAL = env('BENCH_BEAM_REAL', 100);
@@ -95,7 +94,7 @@ async function childProcesses(pid: number): Promise<number> {
   return n;
 }
 
-const peer = (name: string) => loopbackPeer(name.slice(0, name.indexOf('@')));
+const peer = (name: string) => listedPeer(name.slice(0, name.indexOf('@')));
 
 async function writeStatus(c: BenchCluster, names: readonly string[]): Promise<void> {
   const path = `/apis/cluster.netzlive.io/v1alpha1/namespaces/${c.namespace}/clustertopologies/${TOPOLOGY}/status`;

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { mintClient } from '../../dev/cluster/pki.js';
 import { beamCommand, type ErlangTestEnv, run } from './erlang.js';
-import { buildClient, clientDir, ProbeNode, repoRoot } from './beam-client.js';
+import { buildClient, clientDir, listedPeer, ProbeNode, repoRoot } from './beam-client.js';
 import { kubectlOk } from './cluster.js';
 import { applyObjects, applyTopology, readerRbac } from './objects.js';
 import { waitFor } from './wait.js';
@@ -140,18 +140,6 @@ export async function projectClone(dir: string, home: string): Promise<string> {
   return dir;
 }
 
-/** A peer as the operator publishes it: `short@127.0.0.1`, pod `short`, named by pod IP. */
-export const loopbackPeer = (short: string) => ({
-  nodeName: `${short}@127.0.0.1`,
-  pod: short,
-  uid: `uid-${short}`,
-  podIP: '127.0.0.1',
-  node: '',
-  hostSource: 'PodIP',
-  nameSource: 'PodName',
-  terminating: false,
-});
-
 export interface MemberWorld {
   /** Writes the status as the operator does: these peers (short names), a current lastResponse. */
   list(shorts: readonly string[]): Promise<void>;
@@ -186,7 +174,7 @@ export async function memberWorld(
       '-p',
       JSON.stringify({
         status: {
-          peers: peers.map(loopbackPeer),
+          peers: peers.map(listedPeer),
           lastResponse: { code: '200', reason: 'OK', since: new Date().toISOString() },
         },
       }),
