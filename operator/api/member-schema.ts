@@ -9,7 +9,7 @@
  * creates or replaces the whole report: a member's write costs one request, not two.
  */
 
-import { GROUP, LINK_REASONS, MESH_LIST_CAP, int, str, type JSONSchema } from './schema.js';
+import { GROUP, LINK_REASONS, MESH_LIST_CAP, int, kindSchema, str, type JSONSchema } from './schema.js';
 
 export const MEMBER_KIND = 'ClusterTopologyMember';
 export const MEMBER_PLURAL = 'clustertopologymembers';
@@ -198,17 +198,11 @@ export const memberPrinterColumns = [
 ];
 
 export const memberSchema: JSONSchema = {
-  type: 'object',
-  description:
+  ...kindSchema(
     "ClusterTopologyMember: one member pod's report of what it sees — its node name, whom it is connected to and whom not, its self check and trouble. Named <pod>.<topology>, owned by the pod.",
-  required: ['spec'],
-  properties: {
-    apiVersion: { type: 'string' },
-    kind: { type: 'string' },
-    metadata: { type: 'object' },
-    spec: memberSpecSchema,
-    status: memberStatusSchema,
-  },
+    memberSpecSchema,
+    memberStatusSchema,
+  ),
   'x-kubernetes-validations': [
     {
       rule: "self.metadata.name == self.spec.pod.name + '.' + self.spec.topology",

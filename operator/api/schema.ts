@@ -753,17 +753,22 @@ export const printerColumns = [
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 
-/** The whole object's schema, as the CRD's openAPIV3Schema. */
-export const clusterTopologySchema: JSONSchema = {
+/** A kind's whole schema, as its CRD's openAPIV3Schema: the usual top-level fields, spec and status. */
+export const kindSchema = (description: string, spec: JSONSchema, status: JSONSchema): JSONSchema => ({
   type: 'object',
-  description:
-    'ClusterTopology: which pods form one cluster of distributed nodes (Erlang/Elixir first); its status holds the peers that agents connect.',
+  description,
   required: ['spec'],
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
     metadata: { type: 'object' },
-    spec: specSchema,
-    status: statusSchema,
+    spec,
+    status,
   },
-};
+});
+
+export const clusterTopologySchema: JSONSchema = kindSchema(
+  'ClusterTopology: which pods form one cluster of distributed nodes (Erlang/Elixir first); its status holds the peers that agents connect.',
+  specSchema,
+  statusSchema,
+);

@@ -2,14 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { Peer } from '../../operator/api/types.generated.js';
 import { connect } from '../../operator/kube/client.js';
-import { memberReport, memberView, type LinkReason } from '../../operator/protocol/member-report.js';
+import { memberReport, memberView } from '../../operator/protocol/member-report.js';
 import { writeMemberReport } from '../../operator/protocol/member-report-writer.js';
 import { REPORT_STALE_AFTER_MS } from '../../operator/protocol/report-plan.js';
 import { kubectlOk } from '../support/cluster.js';
-import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
-import { startOperator, type CtopoProcess } from '../support/operator-process.js';
-import { waitFor } from '../support/wait.js';
-import { operatorNamespace } from '../support/world.js';
+import { threeMembers, writeReport, type ReportOptions, type ThreeMembers } from '../support/members.js';
 import { runCtopo } from './cli-run.js';
 
 /**
@@ -19,55 +16,19 @@ import { runCtopo } from './cli-run.js';
  */
 
 describe('ctopo mesh and ctopo explain with member reports (real API server)', () => {
+  let m: ThreeMembers;
   let s: ControlPlaneState;
   let ns: string;
-  let op: CtopoProcess;
   let peers: Peer[];
   const mesh = () => runCtopo(['mesh', '--kubeconfig', s.kubeconfig, '-n', ns, 'web']);
-
-  /** Writes the report of member `i`, connected to `to` (node names) and `reason` for the others. */
-  async function report(
-    i: number,
-    to: number[],
-    o: { reason?: LinkReason; ageMs?: number; node?: string } = {},
-  ) {
-    const p = peers[i]!;
-    const view = memberView({
-      node: o.node ?? p.nodeName,
-      pod: p.pod,
-      peers,
-      connected: to.map((j) => peers[j]!.nodeName),
-      reasons: new Map(peers.map((x) => [x.nodeName, o.reason ?? 'Refused'] as const)),
-    });
-    const r = memberReport(
-      { namespace: ns, topology: 'web', pod: { name: p.pod, uid: p.uid } },
-      view,
-      new Date(Date.now() - (o.ageMs ?? 0)),
-    );
-    const w = await writeMemberReport(connect({ kubeconfig: s.kubeconfig }), r, 'ctopo-test');
-    expect(w.outcome).toBe('ok');
-  }
+  const report = (i: number, to: number[], o: ReportOptions = {}) => writeReport(m, i, to, o);
 
   beforeAll(async () => {
-    let kubeconfig: string;
-    ({ s, ns, kubeconfig } = await operatorNamespace('cli-mesh'));
-    for (const i of [0, 1, 2]) {
-      await createPod(s, ns, `web-${i}`);
-      await setPodStatus(s, ns, `web-${i}`, { ip: `10.9.0.${i + 1}`, ready: true });
-    }
-    await applyTopology(s, ns, 'web', {
-      selector: 'netzlive/pod-type=cluster-service',
-      pollingInterval: '10m',
-    });
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
-    await op.port();
-    peers = await waitFor('three peers', async () => {
-      const st = await topologyStatus(s, ns, 'web');
-      return st?.peers?.length === 3 ? [...st.peers].sort((a, b) => (a.pod < b.pod ? -1 : 1)) : undefined;
-    });
+    m = await threeMembers('cli-mesh', '10.9.0');
+    ({ s, ns, peers } = m);
   });
   afterAll(async () => {
-    await op?.stop();
+    await m?.op.stop();
   });
 
   it('before any report: every row unknown, exit 2', async () => {

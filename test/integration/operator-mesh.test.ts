@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { ClusterTopologyStatus, Peer } from '../../operator/api/types.generated.js';
-import { connect, type Kube } from '../../operator/kube/client.js';
-import { memberReport, memberView } from '../../operator/protocol/member-report.js';
-import { writeMemberReport } from '../../operator/protocol/member-report-writer.js';
 import { REPORT_STALE_AFTER_MS } from '../../operator/protocol/report-plan.js';
 import { kubectlOk } from '../support/cluster.js';
-import {
-  applyTopology,
-  condition,
-  createPod,
-  eventsFor,
-  setPodStatus,
-  topologyStatus,
-} from '../support/objects.js';
-import { startOperator, type CtopoProcess } from '../support/operator-process.js';
+import { threeMembers, writeReport, type ReportOptions, type ThreeMembers } from '../support/members.js';
+import { condition, eventsFor, topologyStatus } from '../support/objects.js';
+import type { CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
-import { operatorNamespace } from '../support/world.js';
 
 /**
  * The operator aggregates the members' reports into the status (docs/status-protocol.md §8.6),
@@ -26,59 +16,19 @@ import { operatorNamespace } from '../support/world.js';
  */
 
 describe('the operator shows the mesh from the members’ reports (real API server)', () => {
+  let m: ThreeMembers;
   let s: ControlPlaneState;
   let ns: string;
   let op: CtopoProcess;
   let peers: Peer[];
-  let admin: Kube;
-
-  /** Member i's report: connected to `to` (indexes), refused by the others; optionally another name, an age. */
-  async function report(
-    i: number,
-    to: number[],
-    o: { node?: string; ageMs?: number; pod?: { name: string; uid: string }; trouble?: string } = {},
-  ) {
-    const p = peers[i]!;
-    const pod = o.pod ?? { name: p.pod, uid: p.uid };
-    const view = memberView({
-      node: o.node ?? p.nodeName,
-      pod: pod.name,
-      peers,
-      connected: to.map((j) => peers[j]!.nodeName),
-      reasons: new Map(peers.map((x) => [x.nodeName, 'Refused' as const])),
-      ...(o.trouble
-        ? { trouble: { cause: o.trouble, since: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } }
-        : {}),
-    });
-    const r = memberReport(
-      { namespace: ns, topology: 'web', pod },
-      view,
-      new Date(Date.now() - (o.ageMs ?? 0)),
-    );
-    expect((await writeMemberReport(admin, r, 'ctopo-test')).outcome).toBe('ok');
-  }
+  const report = (i: number, to: number[], o: ReportOptions = {}) => writeReport(m, i, to, o);
   const all = (i: number) => [0, 1, 2].filter((j) => j !== i);
   const status = () => topologyStatus(s, ns, 'web');
   const meshed = (st: ClusterTopologyStatus | undefined) => condition(st, 'Meshed');
 
   beforeAll(async () => {
-    let kubeconfig: string;
-    ({ s, ns, kubeconfig } = await operatorNamespace('op-mesh'));
-    admin = connect({ kubeconfig: s.kubeconfig });
-    for (const i of [0, 1, 2]) {
-      await createPod(s, ns, `web-${i}`);
-      await setPodStatus(s, ns, `web-${i}`, { ip: `10.7.0.${i + 1}`, ready: true });
-    }
-    await applyTopology(s, ns, 'web', {
-      selector: 'netzlive/pod-type=cluster-service',
-      pollingInterval: '10m',
-    });
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
-    await op.port();
-    peers = await waitFor('three peers', async () => {
-      const st = await status();
-      return st?.peers?.length === 3 ? [...st.peers].sort((a, b) => (a.pod < b.pod ? -1 : 1)) : undefined;
-    });
+    m = await threeMembers('op-mesh', '10.7.0');
+    ({ s, ns, op, peers } = m);
   });
   afterAll(async () => {
     await op?.stop();
