@@ -20,7 +20,7 @@ import {
 } from '../../support/beam-cell.js';
 
 /**
- * An Erlang application built by rebar3 takes the library the way clients/beam/README.md shows,
+ * An Erlang application built by rebar3 takes the library the way clients/cluster_topology/README.md shows,
  * as printed (only the URL swapped for a `file://` clone of this repository): its shell lines
  * fill `_checkouts/cluster_topology`, its `{deps, …}.` line names it. The application's node runs
  * the client in its supervision tree and joins a node listed beside it, and `rebar3 release`
