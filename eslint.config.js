@@ -12,7 +12,7 @@ export const LAYERS = {
   'operator/failure-domains': ['operator/api'],
   'operator/config': ['operator/api'], // process configuration
   'operator/kube': ['operator/api', 'operator/observability'], // the Kubernetes runtime
-  'operator/protocol': ['operator/api', 'operator/kube'], // the status protocol
+  'operator/protocol': ['operator/api', 'operator/naming', 'operator/kube'], // the status protocol
   'operator/controller': [
     'operator/api',
     'operator/naming',

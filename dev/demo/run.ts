@@ -21,7 +21,7 @@ import {
 import { formatResolveTable } from '../../operator/cli/resolve-format.js';
 import { formatAnalysisTable } from '../../operator/cli/analysis-table.js';
 import { analysisFromStatus } from '../../operator/cli/status-analysis.js';
-import { peerListOf } from '../../operator/protocol/read.js';
+import { statusMeaning } from '../../operator/protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
@@ -259,10 +259,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(
       `\n$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}`,
     );
-    const list = peerListOf(final);
+    const list = statusMeaning(final);
     o.out(
       formatResolveTable({
-        peers: list.kind === 'list' ? [...list.peers] : [],
+        peers: list.kind === 'current' ? [...list.peers] : [],
         excluded: final.excluded ?? [],
       }),
     );

@@ -52,13 +52,11 @@ export function agentInputFrom(
   lease: LeaseRead = { kind: 'unread' },
 ): AgentInput {
   const r = readTopology(read, lease, now);
-  if (r.peers === undefined) {
-    const t = r.trouble!;
-    return t.detail === undefined
-      ? { kind: 'trouble', cause: t.cause }
-      : { kind: 'trouble', cause: t.cause, detail: t.detail };
-  }
-  return { kind: 'status', peers: peerNodeNames(r.peers, ownPod) };
+  if (!r.act)
+    return r.detail === undefined
+      ? { kind: 'trouble', cause: r.trouble }
+      : { kind: 'trouble', cause: r.trouble, detail: r.detail };
+  return { kind: 'status', peers: peerNodeNames(r.list.peers, ownPod) };
 }
 
 /** The liveness the agent reports (log line on change, metric). */

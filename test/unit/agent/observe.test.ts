@@ -22,7 +22,7 @@ const peer = (pod: string, nodeName: string) => ({
 });
 const topo = (status: TopologyView['status'], pollingInterval = '10s'): TopologyView => ({
   metadata: { name: 'web', namespace: 'ns' },
-  spec: { pollingInterval },
+  spec: { selector: 'app=web', pollingInterval },
   status,
 });
 const fresh = (peers: ReturnType<typeof peer>[], agoMs = 1000) => ({
