@@ -59,7 +59,7 @@ export const PURE = {
     'operator/api': [],
     'operator/naming': [],
     'operator/failure-domains': [],
-    'operator/protocol': ['liveness-writer.ts'],
+    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'subscription.ts'],
     'operator/controller': [
       'controller.ts',
       'apply.ts',

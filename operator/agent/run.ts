@@ -11,19 +11,11 @@ import { createConnector, type Connector } from './connectors/index.js';
 import { connectorConfigFrom, type AgentConfig } from './config.js';
 import { fileMemory } from './memory.js';
 import { agentMetrics, type AgentMetrics } from './metrics.js';
-import {
-  agentInputFrom,
-  checkSelf,
-  livenessFrom,
-  pollingMsOf,
-  selfEntry,
-  type SelfCheck,
-} from './observe.js';
+import { TopologySubscription } from '../protocol/subscription.js';
+import { agentInputFrom, checkSelf, pollingMsOf, selfEntry, type SelfCheck } from './observe.js';
 import { RoundLoop } from './round-loop.js';
-import { TROUBLE_CAUSES } from './round.js';
-import { TopologyReader } from './topology-reader.js';
+import { decideAgentAction, TROUBLE_CAUSES } from './round.js';
 import { TroubleReport } from './trouble-report.js';
-import { decideAgentAction } from './round.js';
 
 /**
  * The agent beside one application: it follows one ClusterTopology and runs the round
@@ -143,10 +135,8 @@ export async function runAgent(
   let liveness = '';
   const tick = async () => {
     if (stopped) return;
-    const read = reader.state();
-    const lease = reader.leaseState();
-    const now = new Date();
-    const input = agentInputFrom(read, now, podName, lease);
+    const reading = subscription.reading();
+    const input = agentInputFrom(reading, podName);
     // Trouble and liveness are reported as soon as they are read (a broken watch within
     // seconds), one log line per change and a periodic reminder.
     const action = decideAgentAction(input);
@@ -157,7 +147,7 @@ export async function runAgent(
       action.action === 'keep' ? { cause: action.cause, message: action.message } : undefined,
     );
     if (line) log(line.level, line.message, line.meta);
-    const live = livenessFrom(read, lease, now);
+    const live = reading.liveness;
     for (const st of ['live', 'stale', 'unknown'] as const)
       metrics.liveness.set({ state: st }, st === live.state ? 1 : 0);
     if (live.state !== liveness) {
@@ -170,7 +160,7 @@ export async function runAgent(
     }
     if (input.kind === 'status') {
       statusSeen = true;
-      const object = read.kind === 'read' ? read.object : undefined;
+      const object = reading.object;
       if (object?.status?.lastPollTime) metrics.lastStatus.set(Date.parse(object.status.lastPollTime) / 1000);
       realName ??= await realNodeName(connector, configuredName, log);
       if (!podName) {
@@ -202,14 +192,14 @@ export async function runAgent(
 
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
-    const read = reader.state();
+    const object = subscription.reading().object;
     // Until the object is read its interval is unknown: look again within a second.
-    const ms = read.kind === 'read' ? pollingMsOf(read.object) : 1000;
+    const ms = object ? pollingMsOf(object) : 1000;
     timer = setTimeout(() => {
       void tick().finally(() => !stopped && schedule());
     }, ms);
   };
-  const reader = new TopologyReader(kube, namespace, name, () => void tick());
+  const subscription = new TopologySubscription(kube, { namespace, name, onReading: () => void tick() });
 
   const server: Server = await startHttpServer(config.httpHost, config.httpPort, metrics.registry, {
     notReady: () => {
@@ -221,7 +211,7 @@ export async function runAgent(
     },
   });
   const port = (server.address() as AddressInfo).port;
-  reader.start();
+  subscription.start();
   schedule();
   log('info', 'agent started', {
     topology: `${namespace}/${name}`,
@@ -240,7 +230,7 @@ export async function runAgent(
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      reader.stop();
+      subscription.stop();
       // A round in flight may be waiting on calls to a node that is stopping too (a pod shutting
       // down); the connections stay as they are anyway, so stopping waits for it only briefly.
       await Promise.race([loop.idle(), delay(STOP_GRACE_MS, undefined, { ref: false })]);

@@ -1,4 +1,9 @@
-import type { ClusterTopologySpec, ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
+import type {
+  ClusterTopologySpec,
+  ClusterTopologyStatus,
+  ExcludedPod,
+  Peer,
+} from '../api/types.generated.js';
 import { isRecord } from '../api/json.js';
 import { isForbidden, type Failure } from '../kube/reflector-machine.js';
 import { checkNodeName } from '../naming/node-name.js';
@@ -79,6 +84,12 @@ export function livenessOf(read: LeaseRead, now: Date): Liveness {
   }
 }
 
+/** When a live verdict turns stale by the clock alone (ms since the epoch); undefined otherwise. */
+export function livenessExpiresAt(liveness: Liveness): number | undefined {
+  if (liveness.state !== 'live') return undefined;
+  return Date.parse(liveness.renewTime) + liveness.limitS * 1000;
+}
+
 /** A listed name the node-name grammar refuses: never dialled, reported with the problem. */
 export interface InvalidPeer {
   readonly node: string;
@@ -125,7 +136,10 @@ function peerProblem(p: unknown): string | undefined {
   return undefined;
 }
 
-export function statusMeaning(status: ClusterTopologyStatus | undefined, limits: ReadLimits = {}): StatusMeaning {
+export function statusMeaning(
+  status: ClusterTopologyStatus | undefined,
+  limits: ReadLimits = {},
+): StatusMeaning {
   if (status === undefined) return { kind: 'unknown', why: 'the ClusterTopology has no status yet' };
   const s = status as Record<string, unknown>;
   if (s.lastResponse !== undefined && !isRecord(s.lastResponse))
@@ -161,10 +175,10 @@ export function statusMeaning(status: ClusterTopologyStatus | undefined, limits:
 /**
  * The names to dial from a current list: every entry's name but the reader's own pod's (it never
  * dials itself, whatever name the operator computed for it: a wrong one is the self check's
- * business), each once. Names the grammar refuses stay in: the round refuses them itself and says so.
+ * business). Names the grammar refuses stay in: the round refuses them itself and says so.
  */
 export function peerNodeNames(list: readonly Peer[], ownPod?: string): string[] {
-  return [...new Set(list.filter((p) => p.pod !== ownPod).map((p) => p.nodeName))];
+  return list.filter((p) => p.pod !== ownPod).map((p) => p.nodeName);
 }
 
 /** The peer entry of one pod, if the status lists it. */
@@ -202,6 +216,39 @@ export type ObjectRead =
   | { kind: 'pending' }
   | { kind: 'failed'; failure: Failure }
   | { kind: 'read'; object: TopologyObject | undefined };
+
+/**
+ * What a reader has of one source it lists and watches (the topology, its Lease — one object each,
+ * narrowed by name): nothing yet, a failure (of the last list, or of the watch since), or the
+ * objects it holds.
+ */
+export type SourceRead =
+  { kind: 'pending' } | { kind: 'failed'; failure: Failure } | { kind: 'read'; objects: readonly unknown[] };
+
+export function objectReadOf(source: SourceRead): ObjectRead {
+  if (source.kind !== 'read') return source;
+  return { kind: 'read', object: source.objects[0] as TopologyObject | undefined };
+}
+
+/** A source's failure in one line: the HTTP status and reason when the server answered. */
+export function describeReadFailure(f: Failure): string {
+  return f.code ? `${f.code} ${f.reason}: ${f.message}` : f.message;
+}
+
+/** The Lease as the staleness rule takes it; no source: this reader does not read it. */
+export function leaseReadOf(source: SourceRead | undefined): LeaseRead {
+  if (source === undefined) return { kind: 'unread' };
+  switch (source.kind) {
+    case 'pending':
+      return { kind: 'unreadable', message: 'not read yet' };
+    case 'failed':
+      return { kind: 'unreadable', message: describeReadFailure(source.failure) };
+    case 'read':
+      return source.objects[0] === undefined
+        ? { kind: 'missing' }
+        : { kind: 'found', lease: source.objects[0] as LeaseView };
+  }
+}
 
 export type ReaderTrouble = 'NoStatusYet' | 'Forbidden' | 'ApiUnreachable' | 'ObjectGone' | 'StatusStale';
 
@@ -241,10 +288,7 @@ export function readTopology(
       return keep('NoStatusYet', 'the first read is under way');
     case 'failed': {
       const f = object.failure;
-      return keep(
-        isForbidden(f) ? 'Forbidden' : 'ApiUnreachable',
-        f.code ? `${f.code} ${f.reason}: ${f.message}` : f.message,
-      );
+      return keep(isForbidden(f) ? 'Forbidden' : 'ApiUnreachable', describeReadFailure(f));
     }
     case 'read': {
       const o = object.object;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError, type Kube, type KubeObject, type WatchEventType } from '../../../operator/kube/client.js';
-import { TopologyReader } from '../../../operator/agent/topology-reader.js';
+import { TopologySubscription } from '../../../operator/protocol/subscription.js';
 
 /** A Kube whose list answers at once and whose watches the test ends by hand. */
 function fakeKube() {
@@ -29,23 +29,31 @@ function fakeKube() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('the topology reader', () => {
+describe('the topology subscription', () => {
   it('reports a broken watch at once, not at the next list, and clears it when the watch is open again', async () => {
     const { kube, watches } = fakeKube();
     let changes = 0;
-    const reader = new TopologyReader(kube, 'ns', 'web', () => changes++);
+    const reader = new TopologySubscription(kube, {
+      namespace: 'ns',
+      name: 'web',
+      onReading: () => changes++,
+    });
     reader.start();
     try {
       for (let i = 0; i < 10 && watches.length < 2; i++) await tick();
-      expect(reader.state()).toMatchObject({ kind: 'read', object: { metadata: { name: 'web' } } });
-      expect(reader.leaseState()).toEqual({ kind: 'missing' });
+      expect(reader.reading()).toMatchObject({ object: { metadata: { name: 'web' } } });
+      expect(reader.reading().liveness).toMatchObject({
+        state: 'unknown',
+        why: 'the liveness Lease does not exist',
+      });
       const seen = changes;
       const ct = watches.find((w) => w.path.includes('clustertopologies'))!;
       ct.onDone(new ApiError(403, 'Forbidden', 'watch refused'));
       // At once: no list has happened since.
-      expect(reader.state()).toEqual({
-        kind: 'failed',
-        failure: { code: 403, reason: 'Forbidden', message: 'watch refused' },
+      expect(reader.reading()).toMatchObject({
+        act: false,
+        trouble: 'Forbidden',
+        detail: '403 Forbidden: watch refused',
       });
       expect(changes).toBeGreaterThan(seen);
       // A 410 is no trouble: it only re-lists.
@@ -53,7 +61,7 @@ describe('the topology reader', () => {
       await new Promise((r) => setTimeout(r, 1200));
       await tick();
       expect(watches.filter((w) => w.path.includes('clustertopologies')).length).toBeGreaterThan(1);
-      expect(reader.state().kind).toBe('read');
+      expect(reader.reading()).toMatchObject({ act: false, trouble: 'NoStatusYet' });
     } finally {
       reader.stop();
     }
@@ -68,12 +76,15 @@ describe('the topology reader', () => {
           ? Promise.reject(new ApiError(403, 'Forbidden', 'no'))
           : kube.list(path, q, keep),
     };
-    const reader = new TopologyReader(refusing, 'ns', 'web', () => {});
+    const reader = new TopologySubscription(refusing, { namespace: 'ns', name: 'web', onReading: () => {} });
     reader.start();
     try {
       for (let i = 0; i < 10; i++) await tick();
-      expect(reader.leaseState()).toEqual({ kind: 'unreadable', message: '403 Forbidden: no' });
-      expect(reader.state().kind).toBe('read');
+      expect(reader.reading().liveness).toEqual({
+        state: 'unknown',
+        why: 'the liveness Lease cannot be read: 403 Forbidden: no',
+      });
+      expect(reader.reading()).toMatchObject({ act: false, trouble: 'NoStatusYet' });
     } finally {
       reader.stop();
     }
