@@ -1,92 +1,171 @@
-import { describe, expect, it } from '@jest/globals';
-import { ApiError, type Kube, type KubeObject, type WatchEventType } from '../../../operator/kube/client.js';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import type { KubeObject } from '../../../operator/kube/client.js';
+import { leasesPath, topologiesPath } from '../../../operator/kube/paths.js';
+import type { Reading } from '../../../operator/protocol/read.js';
 import { TopologySubscription } from '../../../operator/protocol/subscription.js';
+import { FakeApiServer } from '../../support/fake-api-server.js';
+import { waitFor } from '../../support/wait.js';
 
-/** A Kube whose list answers at once and whose watches the test ends by hand. */
-function fakeKube() {
-  const watches: {
-    path: string;
-    onDone: (err: unknown) => void;
-    onEvent: (t: WatchEventType, o: KubeObject) => void;
-  }[] = [];
-  const object = { metadata: { name: 'web', namespace: 'ns', resourceVersion: '5' }, status: {} };
-  const kube: Kube = {
-    server: 'https://fake',
-    namespace: 'ns',
-    request: () => Promise.reject(new Error('unused')),
-    list: <T>(path: string, _q: unknown, keep: (o: KubeObject) => T) =>
-      Promise.resolve({
-        metadata: { resourceVersion: '5' },
-        items: (path.includes('leases') ? [] : [object]).map(keep),
-      }),
-    watch: (path, _q, onEvent, onDone) => {
-      watches.push({ path, onDone, onEvent });
-      return Promise.resolve({ abort: () => {} });
-    },
-  };
-  return { kube, watches };
-}
+/**
+ * The reader kit's subscription over the wire: the project's client against the in-process fake
+ * API server, so what is checked is what a reader hands over when the server answers, refuses,
+ * breaks a watch or says nothing while a Lease runs out. (That the real API server behaves so is
+ * tested against the real one: test/integration/status-protocol.test.ts, watch-peers.test.ts.)
+ */
 
-const tick = () => new Promise((r) => setImmediate(r));
+const NS = 'shop';
+const TOPOLOGIES = topologiesPath(NS);
+const LEASES = leasesPath(NS);
+const ok = { code: '200', reason: 'OK', since: '2026-12-04T11:00:00Z' };
+const peer = (pod: string) => ({
+  nodeName: `${pod}@10.0.0.1`,
+  pod,
+  uid: `uid-${pod}`,
+  podIP: '10.0.0.1',
+  node: '',
+  hostSource: 'PodIP',
+  nameSource: 'PodName',
+  terminating: false,
+});
+const topology = (pods: string[] | undefined): KubeObject => ({
+  apiVersion: 'cluster.netzlive.io/v1alpha1',
+  kind: 'ClusterTopology',
+  metadata: { name: 'web', namespace: NS },
+  spec: { selector: 'app=web' },
+  ...(pods ? { status: { lastResponse: ok, peers: pods.map(peer) } } : {}),
+});
+/** A Lease renewed `agoMs` ago with a limit of `limitS`. */
+const lease = (agoMs: number, limitS = 120): KubeObject => ({
+  apiVersion: 'coordination.k8s.io/v1',
+  kind: 'Lease',
+  metadata: { name: 'clustertopology.web', namespace: NS },
+  spec: {
+    holderIdentity: 'op-1',
+    renewTime: new Date(Date.now() - agoMs).toISOString(),
+    leaseDurationSeconds: limitS,
+  },
+});
+const names = (r: Reading | undefined) => (r?.act ? r.list.names : undefined);
 
-describe('the topology subscription', () => {
-  it('reports a broken watch at once, not at the next list, and clears it when the watch is open again', async () => {
-    const { kube, watches } = fakeKube();
-    let changes = 0;
-    const reader = new TopologySubscription(kube, {
-      namespace: 'ns',
+describe('the topology subscription, against the fake API server', () => {
+  let api: FakeApiServer;
+  let sub: TopologySubscription | undefined;
+  const readings: Reading[] = [];
+  const last = () => readings[readings.length - 1];
+  const follow = () => {
+    sub = new TopologySubscription(api.kube(), {
+      namespace: NS,
       name: 'web',
-      onReading: () => changes++,
+      onReading: (r) => readings.push(r),
     });
-    reader.start();
-    try {
-      for (let i = 0; i < 10 && watches.length < 2; i++) await tick();
-      expect(reader.reading()).toMatchObject({ object: { metadata: { name: 'web' } } });
-      expect(reader.reading().liveness).toMatchObject({
-        state: 'unknown',
-        why: 'the liveness Lease does not exist',
-      });
-      const seen = changes;
-      const ct = watches.find((w) => w.path.includes('clustertopologies'))!;
-      ct.onDone(new ApiError(403, 'Forbidden', 'watch refused'));
-      // At once: no list has happened since.
-      expect(reader.reading()).toMatchObject({
-        act: false,
-        trouble: 'Forbidden',
-        detail: '403 Forbidden: watch refused',
-      });
-      expect(changes).toBeGreaterThan(seen);
-      // A 410 is no trouble: it only re-lists.
-      // The reflector watches again after its backoff; once that watch is open, the trouble is over.
-      await new Promise((r) => setTimeout(r, 1200));
-      await tick();
-      expect(watches.filter((w) => w.path.includes('clustertopologies')).length).toBeGreaterThan(1);
-      expect(reader.reading()).toMatchObject({ act: false, trouble: 'NoStatusYet' });
-    } finally {
-      reader.stop();
-    }
+    sub.start();
+    return sub;
+  };
+
+  beforeEach(async () => {
+    api = await FakeApiServer.start();
+    readings.length = 0;
+  });
+  afterEach(async () => {
+    sub?.stop();
+    sub = undefined;
+    await api.close();
   });
 
-  it('takes a Lease it may not read for unreadable (liveness unknown), not for trouble', async () => {
-    const { kube } = fakeKube();
-    const refusing: Kube = {
-      ...kube,
-      list: (path, q, keep) =>
-        path.includes('leases')
-          ? Promise.reject(new ApiError(403, 'Forbidden', 'no'))
-          : kube.list(path, q, keep),
-    };
-    const reader = new TopologySubscription(refusing, { namespace: 'ns', name: 'web', onReading: () => {} });
-    reader.start();
-    try {
-      for (let i = 0; i < 10; i++) await tick();
-      expect(reader.reading().liveness).toEqual({
-        state: 'unknown',
-        why: 'the liveness Lease cannot be read: 403 Forbidden: no',
-      });
-      expect(reader.reading()).toMatchObject({ act: false, trouble: 'NoStatusYet' });
-    } finally {
-      reader.stop();
-    }
+  it('hands over the list, then every change the watch brings', async () => {
+    api.put(TOPOLOGIES, topology(['a', 'b']));
+    api.put(LEASES, lease(1000));
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 2);
+    expect(last()).toMatchObject({ act: true, liveness: { state: 'live' } });
+    api.put(TOPOLOGIES, topology(['a', 'b', 'c']));
+    await waitFor('the watched change', () => names(last())?.length === 3);
+    // One list of each object, narrowed by name; the change came over the watch, not a re-list.
+    expect(api.requestsTo(TOPOLOGIES, false).map((r) => r.query.fieldSelector)).toEqual([
+      'metadata.name=web',
+    ]);
+    expect(api.requestsTo(LEASES, false).map((r) => r.query.fieldSelector)).toEqual([
+      'metadata.name=clustertopology.web',
+    ]);
+  });
+
+  it('reports a refused watch at once as Forbidden, and acts again once a watch is open', async () => {
+    api.put(TOPOLOGIES, topology(['a']));
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 1);
+    api.fault({
+      path: new RegExp(`^${TOPOLOGIES}$`),
+      watch: true,
+      times: 1,
+      fault: { kind: 'status', code: 403, reason: 'Forbidden' },
+    });
+    api.endWatches(); // the server's timeout: the reader watches again, and is refused
+    await waitFor(
+      'the refusal',
+      () => !last()?.act && (last() as { trouble?: string }).trouble === 'Forbidden',
+    );
+    // No list happened in between: the watch's own answer was reported.
+    expect(api.requestsTo(TOPOLOGIES, false)).toHaveLength(1);
+    await waitFor('the trouble over', () => last()?.act === true);
+    expect(names(last())).toEqual(['a@10.0.0.1']);
+  });
+
+  it('re-lists after a 410 in the middle of a watch, and misses no change', async () => {
+    api.put(TOPOLOGIES, topology(['a']));
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 1);
+    api.fault({ path: new RegExp(`^${TOPOLOGIES}$`), watch: true, times: 1, fault: { kind: 'gone' } });
+    api.endWatches();
+    api.put(TOPOLOGIES, topology(['a', 'b']));
+    await waitFor('the change after the 410', () => names(last())?.length === 2);
+    expect(api.requestsTo(TOPOLOGIES, false).length).toBeGreaterThanOrEqual(2);
+    // A 410 is no trouble: nothing but current readings since the first.
+    expect(readings.slice(readings.findIndex((r) => r.act)).every((r) => r.act)).toBe(true);
+  });
+
+  it('turns stale when the Lease runs out, with no event from the server', async () => {
+    api.put(TOPOLOGIES, topology(['a']));
+    api.put(LEASES, lease(119_500, 120)); // half a second left
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 1);
+    const requests = api.requests.length;
+    await waitFor('staleness', () => (last()?.act === false ? last() : undefined));
+    expect(last()).toMatchObject({ act: false, trouble: 'StatusStale', liveness: { state: 'stale' } });
+    expect(api.requests.length).toBe(requests);
+  });
+
+  it('takes a Lease it may not read for liveness unknown, and still acts on the status', async () => {
+    api.put(TOPOLOGIES, topology(['a']));
+    api.fault({
+      path: new RegExp(`^${LEASES}$`),
+      fault: { kind: 'status', code: 403, reason: 'Forbidden', message: 'no' },
+    });
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 1);
+    await waitFor('the Lease refused', () => {
+      const l = last()?.liveness;
+      return l?.state === 'unknown' && !l.why.includes('not read yet');
+    });
+    expect(last()).toMatchObject({
+      act: true,
+      liveness: { state: 'unknown', why: 'the liveness Lease cannot be read: 403 Forbidden: no' },
+    });
+  });
+
+  it('says ObjectGone when the topology is deleted, and keeps the list it had', async () => {
+    api.put(TOPOLOGIES, topology(['a']));
+    follow();
+    await waitFor('the first list', () => names(last())?.length === 1);
+    api.remove(TOPOLOGIES, 'web');
+    await waitFor('the deletion', () => last()?.act === false);
+    expect(last()).toMatchObject({ act: false, trouble: 'ObjectGone' });
+    expect(last()?.object).toBeUndefined();
+  });
+
+  it('a status without lastResponse is no list: NoStatusYet, with the object', async () => {
+    api.put(TOPOLOGIES, topology(undefined));
+    follow();
+    await waitFor('the first read', () => last()?.object !== undefined);
+    expect(last()).toMatchObject({ act: false, trouble: 'NoStatusYet', status: { kind: 'unknown' } });
   });
 });
