@@ -30,6 +30,8 @@ export type Fault =
   | { kind: 'truncate'; bytes?: number }
   /** Wait this long before answering at all (then answer as usual). */
   | { kind: 'slowHeaders'; ms: number }
+  /** Answer (as usual) only once `until` has settled. */
+  | { kind: 'held'; until: Promise<unknown> }
   /** Accept the request and never answer. */
   | { kind: 'hang' }
   /** A watch: 200, then the stream ends at once, without an event. */
@@ -309,6 +311,7 @@ export class FakeApiServer {
     const fault = this.takeFault(method, url.pathname, watch);
     if (fault?.kind === 'hang') return;
     if (fault?.kind === 'slowHeaders') await new Promise((r) => setTimeout(r, fault.ms));
+    if (fault?.kind === 'held') await fault.until.catch(() => undefined);
     if (fault?.kind === 'status')
       return this.status(
         res,
