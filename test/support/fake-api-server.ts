@@ -60,6 +60,13 @@ export interface RequestRecord {
   at: number;
 }
 
+/** A request this server answers by a test's own function (e.g. SelfSubjectAccessReviews). */
+interface Route {
+  method: string;
+  path: RegExp;
+  answer: (body: unknown) => { code: number; body: unknown };
+}
+
 interface WatchStream {
   collection: string;
   filter: (o: KubeObject) => boolean;
@@ -124,7 +131,9 @@ export class FakeApiServer {
   private readonly watches = new Set<WatchStream>();
   private readonly sockets = new Set<{ destroy(): void }>();
   private rules: FaultRule[] = [];
+  private readonly routes: Route[] = [];
   private rv = 100;
+  private generated = 0;
   private server!: Server;
   private dir = '';
   /** https://127.0.0.1:<port> */
@@ -201,6 +210,11 @@ export class FakeApiServer {
     this.rules = [];
   }
 
+  /** Answers `method` requests to a matching path with `answer` (before any stored object). */
+  route(method: string, path: RegExp, answer: Route['answer']): void {
+    this.routes.push({ method, path, answer });
+  }
+
   /** Creates or replaces an object in `collection` (a path from kube/paths.ts); returns it as stored. */
   put(collection: string, object: KubeObject): KubeObject {
     const objects = this.objects(collection);
@@ -224,6 +238,11 @@ export class FakeApiServer {
 
   get(collection: string, name: string): KubeObject | undefined {
     return this.objects(collection).get(name);
+  }
+
+  /** Every object of a collection, in the order they were created. */
+  list(collection: string): KubeObject[] {
+    return [...this.objects(collection).values()];
   }
 
   /** Sends a BOOKMARK at the current resourceVersion to every open watch. */
@@ -319,6 +338,12 @@ export class FakeApiServer {
         fault.reason ?? `HTTP${fault.code}`,
         fault.message ?? `injected by the fake API server (${fault.code})`,
       );
+    const route = this.routes.find((r) => r.method === method && r.path.test(url.pathname));
+    if (route) {
+      const answer = route.answer(body ? JSON.parse(body) : undefined);
+      res.writeHead(answer.code, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(answer.body));
+    }
     const where = parsePath(url.pathname);
     if (!where) return this.status(res, 404, 'NotFound', 'the server could not find the requested resource');
     if (watch && method === 'GET' && where.name === undefined)
@@ -362,6 +387,9 @@ export class FakeApiServer {
         };
       }
       if (method === 'POST' && input) {
+        const generate = input.metadata.generateName as string | undefined;
+        if (input.metadata.name === undefined && generate)
+          input.metadata.name = `${generate}${(++this.generated).toString(36).padStart(5, '0')}`;
         if (objects.has(input.metadata.name))
           return fail(409, 'AlreadyExists', `${resource} "${input.metadata.name}" already exists`);
         return { code: 201, body: this.put(where.collection, input) };
