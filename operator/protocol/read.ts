@@ -5,6 +5,7 @@ import type {
   Peer,
 } from '../api/types.generated.js';
 import { isRecord } from '../api/json.js';
+import type { KubeObject } from '../kube/object.js';
 import { isForbidden, type Failure } from '../kube/reflector-machine.js';
 import { checkNodeName } from '../naming/node-name.js';
 
@@ -195,21 +196,10 @@ export function exclusionsOfPod(status: ClusterTopologyStatus | undefined, pod: 
  * A ClusterTopology as every reader holds it (the operator's cache, the agent, the CLI): the API
  * server's JSON, typed where it is the API's own; any other field is kept as it came.
  */
-export interface TopologyObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    [k: string]: unknown;
-  };
+export type TopologyObject = KubeObject & {
   spec?: ClusterTopologySpec;
   status?: ClusterTopologyStatus;
-  [k: string]: unknown;
-}
+};
 
 /** What a reader has of the object: nothing yet, a failure, the object, or its absence. */
 export type ObjectRead =

@@ -8,6 +8,7 @@ import type { KubeObject } from '../../../operator/kube/client.js';
 import { eventsPath, leasesPath, topologiesPath } from '../../../operator/kube/paths.js';
 import type { LogLevel } from '../../../operator/observability/logger.js';
 import { FakeApiServer } from '../../support/fake-api-server.js';
+import { livenessLease } from '../../support/protocol-objects.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -38,16 +39,7 @@ const topology = (peers: ReturnType<typeof peer>[]): KubeObject => ({
   spec: { selector: 'app=web', pollingInterval: '1s' },
   status: { lastResponse: ok, peers, lastPollTime: '2026-12-04T11:00:00Z' },
 });
-const lease = (agoMs: number, limitS = 120): KubeObject => ({
-  apiVersion: 'coordination.k8s.io/v1',
-  kind: 'Lease',
-  metadata: { name: 'clustertopology.web', namespace: NS },
-  spec: {
-    holderIdentity: 'op-1',
-    renewTime: new Date(Date.now() - agoMs).toISOString(),
-    leaseDurationSeconds: limitS,
-  },
-});
+const lease = (agoMs: number, limitS = 120) => livenessLease(NS, 'web', agoMs, limitS);
 
 interface Line {
   level: LogLevel;
@@ -109,7 +101,7 @@ describe('the agent process, against the fake API server', () => {
     await waitFor('the first round', async () => (await file()).join() === 'web-1@10.0.0.1,web-2@10.0.0.2');
     api.put(TOPOLOGIES, topology([peer('web-0'), peer('web-2'), peer('web-3')]));
     await waitFor('the next round', async () => (await file()).join() === 'web-2@10.0.0.2,web-3@10.0.0.3');
-    expect(await metric('ctopo_agent_operator_liveness{state="live"} 1')).toBe(true);
+    await waitFor('the operator live', () => metric('ctopo_agent_operator_liveness{state="live"} 1'));
   });
 
   it('keeps what it has while the Lease is stale, and acts on the list once the operator is live again', async () => {
@@ -123,16 +115,38 @@ describe('the agent process, against the fake API server', () => {
     await waitFor('the stale status read', () => lines.some((l) => l.message === 'operator liveness stale'));
     const mark = lines.length;
     api.put(LEASES, lease(0));
-    await waitFor('the list acted on', async () => (await file()).join() === 'web-1@10.0.0.1');
-    const live = lines.findIndex((l) => l.message === 'operator liveness live' && lines.indexOf(l) >= mark);
-    const disconnected = lines.findIndex(
-      (l) =>
-        l.message === 'round' && (l.meta?.disconnected as string[] | undefined)?.includes('web-2@10.0.0.2'),
-    );
+    const disconnectedWeb2 = (l: Line) =>
+      l.message === 'round' && (l.meta?.disconnected as string[] | undefined)?.includes('web-2@10.0.0.2');
+    await waitFor('the list acted on', () => lines.some(disconnectedWeb2));
+    expect(await file()).toEqual(['web-1@10.0.0.1']);
+    const live = lines.findIndex((l, i) => i >= mark && l.message === 'operator liveness live');
     // Nothing was disconnected while the Lease was stale: the round that did came after it was live.
     expect(live).toBeGreaterThanOrEqual(mark);
-    expect(disconnected).toBeGreaterThan(live);
+    expect(lines.findIndex(disconnectedWeb2)).toBeGreaterThan(live);
     expect(await metric('ctopo_agent_trouble{cause="StatusStale"} 0')).toBe(true);
+  });
+
+  it('connects nobody while the Lease it started with is stale, and the listed peers once it is live', async () => {
+    api.put(LEASES, lease(200_000));
+    api.put(TOPOLOGIES, topology([peer('web-0'), peer('web-1')]));
+    // The list only once the agent holds the Lease for stale (else liveness would still be unknown,
+    // which is acted on).
+    let release = () => {};
+    const until = new Promise<void>((r) => (release = r));
+    api.fault({
+      path: new RegExp(`^${TOPOLOGIES}$`),
+      watch: false,
+      times: 1,
+      fault: { kind: 'held', until },
+    });
+    await start();
+    await waitFor('stale', () => metric('ctopo_agent_operator_liveness{state="stale"} 1'));
+    release();
+    await waitFor('the stale status read', () => metric('ctopo_agent_trouble{cause="StatusStale"} 1'));
+    expect(lines.filter((l) => l.message === 'round')).toEqual([]);
+    expect(await file()).toEqual([]);
+    api.put(LEASES, lease(0));
+    await waitFor('the list acted on', async () => (await file()).join() === 'web-1@10.0.0.1');
   });
 
   it('keeps its connections while the API refuses it, and says so in its metrics', async () => {

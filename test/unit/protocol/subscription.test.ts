@@ -4,6 +4,7 @@ import { leasesPath, topologiesPath } from '../../../operator/kube/paths.js';
 import type { Reading } from '../../../operator/protocol/read.js';
 import { TopologySubscription } from '../../../operator/protocol/subscription.js';
 import { FakeApiServer } from '../../support/fake-api-server.js';
+import { livenessLease } from '../../support/protocol-objects.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
@@ -34,17 +35,7 @@ const topology = (pods: string[] | undefined): KubeObject => ({
   spec: { selector: 'app=web' },
   ...(pods ? { status: { lastResponse: ok, peers: pods.map(peer) } } : {}),
 });
-/** A Lease renewed `agoMs` ago with a limit of `limitS`. */
-const lease = (agoMs: number, limitS = 120): KubeObject => ({
-  apiVersion: 'coordination.k8s.io/v1',
-  kind: 'Lease',
-  metadata: { name: 'clustertopology.web', namespace: NS },
-  spec: {
-    holderIdentity: 'op-1',
-    renewTime: new Date(Date.now() - agoMs).toISOString(),
-    leaseDurationSeconds: limitS,
-  },
-});
+const lease = (agoMs: number, limitS = 120) => livenessLease(NS, 'web', agoMs, limitS);
 const names = (r: Reading | undefined) => (r?.act ? r.list.names : undefined);
 
 describe('the topology subscription, against the fake API server', () => {
@@ -76,8 +67,10 @@ describe('the topology subscription, against the fake API server', () => {
     api.put(TOPOLOGIES, topology(['a', 'b']));
     api.put(LEASES, lease(1000));
     follow();
-    await waitFor('the first list', () => names(last())?.length === 2);
-    expect(last()).toMatchObject({ act: true, liveness: { state: 'live' } });
+    await waitFor(
+      'the first list and Lease',
+      () => names(last())?.length === 2 && last()!.liveness.state === 'live',
+    );
     api.put(TOPOLOGIES, topology(['a', 'b', 'c']));
     await waitFor('the watched change', () => names(last())?.length === 3);
     // One list of each object, narrowed by name; the change came over the watch, not a re-list.
@@ -125,12 +118,17 @@ describe('the topology subscription, against the fake API server', () => {
 
   it('turns stale when the Lease runs out, with no event from the server', async () => {
     api.put(TOPOLOGIES, topology(['a']));
-    api.put(LEASES, lease(119_500, 120)); // half a second left
+    api.put(LEASES, lease(118_000, 120)); // two seconds left
     follow();
-    await waitFor('the first list', () => names(last())?.length === 1);
+    await waitFor(
+      'the first list, live',
+      () => names(last())?.length === 1 && last()!.liveness.state === 'live',
+    );
+    await waitFor('both watches open', () => api.openWatches === 2);
     const requests = api.requests.length;
     await waitFor('staleness', () => (last()?.act === false ? last() : undefined));
     expect(last()).toMatchObject({ act: false, trouble: 'StatusStale', liveness: { state: 'stale' } });
+    // Nothing was asked of the server, and it sent nothing: the subscription looked again by the clock.
     expect(api.requests.length).toBe(requests);
   });
 
