@@ -80,6 +80,7 @@ export const PURE = {
   },
   files: [
     'operator/agent/round.ts',
+    'operator/agent/step.ts',
     'operator/agent/observe.ts',
     'operator/agent/trouble-report.ts',
     'operator/config/schema-check.ts',
