@@ -176,7 +176,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     };
     const mode = o.connector ?? ((await hasErlang()) ? 'library' : 'file');
     if (mode === 'library') {
-      o.err('demo: starting real BEAM nodes, each running the OTP client library (clients/beam), no sidecar');
+      o.err(
+        'demo: starting real BEAM nodes, each running the OTP client library (clients/cluster_topology), no sidecar',
+      );
       erl = await ErlangTestEnv.start({ tmp: dir }); // its nodes carry the demo's directory in their arguments
       const ebin = join(dir, 'beam-ebin');
       await compileBeamClient(ebin, [demoModule]);

@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectlOk } from './cluster.js';
 import type { ErlangTestEnv } from './erlang.js';
-import { compileBeamClient, localNodeArgs, run } from './erlang.js';
+import { beamCommand, compileBeamClient, localNodeArgs, run } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
- * The BEAM client library (clients/beam) on real nodes: compiles it with erlc, and starts
+ * The BEAM client library (clients/cluster_topology) on real nodes: compiles it with erlc, and starts
  * `name@127.0.0.1` nodes that run it under a supervisor through a small probe
  * (test/fixtures/beam-client/ct_probe.erl). The probe reports on stdout, one JSON object a line:
  * `nodes()` samples every second, every nodedown, every event of the client's hook, and the
@@ -165,15 +165,14 @@ export class ProbeNode {
     const cfg = join(erl.root, `probe-${short}-${Date.now()}.json`);
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
-      'erl',
-      [
+      ...beamCommand('erl', [
         ...localNodeArgs(name, opts.protoDist),
         '-pa',
         ebin,
         ...(opts.erlArgs ?? []),
         '-eval',
         'ct_probe:start()',
-      ],
+      ]),
       {
         env: {
           ...erl.childEnv(),

@@ -16,7 +16,7 @@ import { planRound } from '../../../operator/agent/round.js';
 /**
  * The status protocol's shared vectors (test/protocol-vectors/, README there), run with the
  * TypeScript reader's own pure functions. The OTP library runs the same files
- * (clients/beam/test/cluster_topology_vectors_tests.erl).
+ * (clients/cluster_topology/test/cluster_topology_vectors_tests.erl).
  */
 
 /** From the compiled test (dist/test/unit/protocol/) to the repository's folder. */

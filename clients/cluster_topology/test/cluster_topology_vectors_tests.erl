@@ -17,8 +17,8 @@ vectors_test_() ->
     Files = lists:sort(filelib:wildcard(filename:join(Dir, "*.json"))),
     [?_assert(length(Files) >= 15) | [{filename:basename(F), fun() -> run(F) end} || F <- Files]].
 
-%% The folder, from this file's own place (clients/beam/test/ in the repository) or, when the
-%% sources were compiled elsewhere, from the working directory (clients/beam or the root);
+%% The folder, from this file's own place (clients/cluster_topology/test/ in the repository) or, when the
+%% sources were compiled elsewhere, from the working directory (clients/cluster_topology or the root);
 %% CT_PROTOCOL_VECTORS names it outright.
 vectors_dir() ->
     Candidates =
