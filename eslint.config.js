@@ -12,7 +12,7 @@ export const LAYERS = {
   'operator/failure-domains': ['operator/api'],
   'operator/config': ['operator/api'], // process configuration
   'operator/kube': ['operator/api', 'operator/observability'], // the Kubernetes runtime
-  'operator/protocol': ['operator/api', 'operator/kube'], // the status protocol
+  'operator/protocol': ['operator/api', 'operator/naming', 'operator/kube'], // the status protocol
   'operator/mesh': ['operator/api', 'operator/protocol'], // the mesh from the members' reports
   'operator/controller': [
     'operator/api',
@@ -62,7 +62,7 @@ export const PURE = {
     'operator/api': [],
     'operator/naming': [],
     'operator/failure-domains': [],
-    'operator/protocol': ['liveness-writer.ts', 'member-report-writer.ts'],
+    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'member-report-writer.ts', 'subscription.ts'],
     'operator/mesh': [],
     'operator/controller': [
       'controller.ts',
@@ -85,6 +85,7 @@ export const PURE = {
   },
   files: [
     'operator/agent/round.ts',
+    'operator/agent/step.ts',
     'operator/agent/observe.ts',
     'operator/agent/trouble-report.ts',
     'operator/config/schema-check.ts',

@@ -8,7 +8,7 @@ import {
   type PublishedMesh,
 } from '../mesh/publish.js';
 import type { MemberReportObject } from '../mesh/standing.js';
-import { peerListOf } from '../protocol/read.js';
+import { statusMeaning } from '../protocol/read.js';
 import { shouldWrite } from '../protocol/publish.js';
 import { conditionOf, setCondition } from './conditions.js';
 
@@ -83,8 +83,8 @@ export function meshStep(input: MeshStepInput): MeshStep {
   const { previous, now, generation } = input;
   const written = writtenMesh(previous);
   const keep = withMesh(input.status, written, previous, now, generation);
-  const list = peerListOf(input.status);
-  if (input.reports === undefined || list.kind === 'unknown')
+  const list = statusMeaning(input.status);
+  if (input.reports === undefined || list.kind !== 'current')
     return { status: keep, events: [], meshChanged: false };
   const anyReport = input.reports.some((r) => r.spec?.topology === input.topology);
   const aggregate = anyReport

@@ -54,3 +54,6 @@ export function memberReportsPath(namespace: string, name?: string): string {
   const all = `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${MEMBER_PLURAL}`;
   return name === undefined ? all : `${all}/${seg(name)}`;
 }
+
+/** Where a process asks what it may do (authorization.k8s.io/v1 SelfSubjectAccessReview). */
+export const SELF_SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';

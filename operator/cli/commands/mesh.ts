@@ -7,7 +7,7 @@ import { meshReport } from '../mesh-report.js';
 import { aggregateModel } from '../../mesh/aggregate.js';
 import { meshModel } from '../../mesh/standing.js';
 import { REPORT_STALE_AFTER_MS } from '../../protocol/report-plan.js';
-import { peerListOf } from '../../protocol/read.js';
+import { statusMeaning } from '../../protocol/read.js';
 import { sanitizeCell } from '../../naming/quote.js';
 
 /**
@@ -57,8 +57,8 @@ Examples:
         io.err(`ctopo mesh: ${sanitizeCell(lookup.message)}`);
         return EXIT_CANNOT_ANALYSE;
       }
-      const list = peerListOf(lookup.topology.status);
-      if (list.kind === 'unknown') {
+      const list = statusMeaning(lookup.topology.status);
+      if (list.kind !== 'current') {
         io.err(
           `ctopo mesh: ClusterTopology ${sanitizeCell(namespace)}/${sanitizeCell(name)} lists no members yet (the operator has not listed its pods); try again later`,
         );
