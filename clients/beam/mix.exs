@@ -11,7 +11,8 @@ defmodule ClusterTopology.MixProject do
       language: :erlang,
       erlc_paths: ["src"],
       erlc_options: [:debug_info],
-      deps: []
+      deps: [],
+      package: [licenses: ["Apache-2.0"]]
     ]
   end
 
