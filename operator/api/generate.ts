@@ -6,11 +6,13 @@ import {
   GROUP,
   KIND,
   PLURAL,
+  RELEASE_ANNOTATION,
   VERSION,
   clusterTopologySchema,
   printerColumns,
   type JSONSchema,
 } from './schema.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 /**
  * Generates, from `schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
@@ -42,7 +44,7 @@ export function crdObject(): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${PLURAL}.${GROUP}` },
+    metadata: { name: `${PLURAL}.${GROUP}`, annotations: { [RELEASE_ANNOTATION]: PACKAGE_VERSION } },
     spec: {
       group: GROUP,
       names: {

@@ -16,6 +16,8 @@ export const VERSION = 'v1alpha1';
 export const KIND = 'ClusterTopology';
 export const PLURAL = 'clustertopologies';
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** On each generated CRD: the release it comes from (`ctopo check` compares it with its own). */
+export const RELEASE_ANNOTATION = `${GROUP}/release`;
 
 export const DEFAULT_HOSTNAME_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
 export const DEFAULT_NODENAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';

@@ -1,5 +1,6 @@
 import { EXIT_USAGE, UsageError, parseCommandLine, type Command, type CommandContext } from './command.js';
 import { commands } from './commands/index.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 const program = 'ctopo';
 
@@ -13,7 +14,7 @@ function overview(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Run '${program} <command> --help' for a command's flags.`,
+    `Run '${program} <command> --help' for a command's flags; '${program} --version' prints the version.`,
   ].join('\n');
 }
 
@@ -34,6 +35,10 @@ async function dispatch(argv: string[], io: CommandContext): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(overview());
     return name === undefined ? EXIT_USAGE : 0;
+  }
+  if (name === '--version') {
+    io.out(`${program} ${PACKAGE_VERSION}`);
+    return 0;
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {

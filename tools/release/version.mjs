@@ -1,6 +1,6 @@
 // The one version number lives in package.json. This writes it into every other place that
-// states it (the chart, the OTP library, the image tag in the examples and the Dockerfile's
-// comments), so that bumping is one command:
+// states it (the chart, the OTP library, the generated CRDs, the image tag in the examples and
+// the Dockerfile's comments, the docs' artifact names), so that bumping is one command:
 //
 //   npm version 0.2.0 --no-git-tag-version    # package.json and package-lock.json; npm then runs
 //                                             # this script (the `version` script) to write the rest
@@ -8,7 +8,7 @@
 //
 // test/unit/packaging/version.test.ts checks every place against package.json on its own.
 import console from 'node:console';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,12 @@ const places = [
   ['examples/multi-replica.yaml', new RegExp(`(image: ghcr\\.io/netzlive/cluster-topology:)(${V})()`)],
   ['examples/single-replica.yaml', new RegExp(`(image: ghcr\\.io/netzlive/cluster-topology:)(${V})()`)],
   ['Dockerfile', new RegExp(`( cluster-topology:)(${V})( )`, 'g')],
+  // The generated CRDs carry the release they come from (npm run generate writes the same).
+  ...['crds', 'charts/cluster-topology/crds'].flatMap((dir) =>
+    readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => [`${dir}/${f}`, new RegExp(`^(    cluster\\.netzlive\\.io/release: )(${V})()$`, 'm')]),
+  ),
 ];
 /** Where the docs quote the version (artifact names, the git tag): rewritten wherever found. */
 const quoted = new RegExp(

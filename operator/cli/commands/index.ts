@@ -56,6 +56,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./explain.js')).explainCommand,
   },
   {
+    name: 'check',
+    summary: 'is it installed and working: CRDs, the operator leading, the reader role, a topology',
+    load: async () => (await import('./check.js')).checkCommand,
+  },
+  {
     name: 'demo',
     summary: 'run everything on a throwaway local control plane and print what a user sees',
     load: () => fromClone('demo', async () => (await import('./demo.js')).demoCommand),

@@ -46,6 +46,18 @@ describe('the version', () => {
     });
   });
 
+  it('the generated CRDs name the release they come from (ctopo check compares it with its own)', () => {
+    const crds = tracked.filter((f) => /^(charts\/cluster-topology\/)?crds\/.*\.yaml$/.test(f));
+    expect(crds.length).toBeGreaterThanOrEqual(2);
+    for (const f of crds) {
+      const crd = parse(read(f)) as { metadata: { annotations?: Record<string, string> } };
+      expect({ f, release: crd.metadata.annotations?.['cluster.netzlive.io/release'] }).toEqual({
+        f,
+        release: version,
+      });
+    }
+  });
+
   it("the OTP library: the .app.src's vsn and mix.exs's version", () => {
     expect(/\{vsn, "([^"]*)"\}/.exec(read('clients/beam/src/cluster_topology.app.src'))?.[1]).toBe(version);
     expect(/^\s*version: "([^"]*)"/m.exec(read('clients/beam/mix.exs'))?.[1]).toBe(version);
