@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
-import { kubeconfigForUser, kubectlOk, privateCluster } from '../support/cluster.js';
+import { kubeconfigForToken, kubeconfigForUser, kubectlOk, privateCluster } from '../support/cluster.js';
 import { CHART_DIR, helmOk } from '../support/helm.js';
 import { applyTopology, createPod, seedPods, setPodStatus, topologyStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
@@ -108,6 +108,16 @@ describe('ctopo check on a real API server', () => {
     };
     expect(parsed.version).toBe('0.1.0');
     expect(parsed.checks.map((c) => c.verdict)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'none']);
+  });
+
+  it('with the chart’s own check ServiceAccount (what `helm test` runs): every check can be made and passes', async () => {
+    const token = (await kubectlOk(s, ['-n', opNs, 'create', 'token', `${fullname}-check`])).trim();
+    const kubeconfig = await kubeconfigForToken(s, 'check-sa.kubeconfig', token);
+    const r = await check(['--operator-namespace', opNs], kubeconfig);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({
+      code: 0,
+      stdout: expect.not.stringMatching(/^(FAIL|\?)/m),
+    });
   });
 
   it('the leader’s pod not Ready: the operator check fails and names the pod', async () => {
