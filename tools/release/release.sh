@@ -59,7 +59,7 @@ trap cleanup EXIT
 say "$version from commit $commit ($created) into release/$version/"
 rm -rf "$out"
 mkdir -p "$out"
-src=$work/src
+src=$work/cluster-topology   # named as the package: npm sbom names the root component after it
 mkdir -p "$src"
 git archive --format=tar HEAD | tar -x -C "$src"
 
@@ -76,10 +76,12 @@ mv "$work/$name.tgz" "$out/$name-npm.tgz"
 
 # ---- the image -----------------------------------------------------------------------------
 node_version=$("$src/node_modules/.bin/node" -p process.versions.node)
-base_tag=docker.io/library/node:$node_version-bookworm-slim
-if ! bh inspect --type image "$base_tag" >/dev/null 2>&1; then
+base_tag=node:$node_version-bookworm-slim   # the Dockerfile's FROM, built locally by tools/node/images.sh
+has_base() { bh inspect --type image "localhost/$base_tag" >/dev/null 2>&1 || bh inspect --type image "docker.io/library/$base_tag" >/dev/null 2>&1; }
+if ! has_base; then
   say "the Dockerfile's base $base_tag is not in the local store: building it (tools/node/images.sh)"
   bash tools/node/images.sh >/dev/null
+  has_base || die "tools/node/images.sh left no $base_tag in $cache/containers/storage"
 fi
 say "building the image from the Dockerfile with buildah (npm ci inside; a few minutes)"
 ca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
