@@ -124,7 +124,7 @@ export function checkReport(f: CheckFacts): CheckReport {
 }
 
 const APPLY_CRDS =
-  'apply the CRDs of this release: kubectl apply --server-side -f crds/ (from the chart package: helm show crds cluster-topology-VERSION.tgz | kubectl apply --server-side -f -)';
+  'apply the CRDs of this release: kubectl apply --server-side --force-conflicts -f crds/ (from the chart package: helm show crds cluster-topology-VERSION.tgz | kubectl apply --server-side --force-conflicts -f -)';
 
 function crdLine(c: CheckFacts['crds'][number], version: string): CheckLine {
   const subject = `CRD ${c.name}`;

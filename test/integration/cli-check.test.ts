@@ -195,7 +195,9 @@ describe('ctopo check on a real API server', () => {
       expect(line(r.stdout, 'CRD clustertopologies.cluster.netzlive.io')).toMatch(
         /^FAIL .*is from release 0\.0\.9, this ctopo is 0\.1\.0: Helm installs CRDs but never upgrades them/,
       );
-      expect(r.stdout).toContain('fix: apply the CRDs of this release: kubectl apply --server-side -f crds/');
+      expect(r.stdout).toContain(
+        'fix: apply the CRDs of this release: kubectl apply --server-side --force-conflicts -f crds/',
+      );
     } finally {
       await kubectlOk(s, ['annotate', '--overwrite', crd, 'cluster.netzlive.io/release=0.1.0']);
     }

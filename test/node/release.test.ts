@@ -349,15 +349,19 @@ describe('a release, installed from its artifacts on a real node', () => {
     );
     expect(line(r.stdout, `operator ${opNs}/${fullname}`)).toContain(`version ${later.version}`);
     // ... and the chart README's command applies them.
-    await runOk('bash', ['-c', `helm show crds "$1" | kubectl apply --server-side -f -`, 'sh', later.chart], {
-      env: {
-        KUBECONFIG: s.kubeconfig,
-        PATH: `${join(s.binaries.kubectl, '..')}:${join(await helmBinary(), '..')}:${process.env.PATH ?? ''}`,
-        HELM_CACHE_HOME: '/tmp/ctopo-release-helm/cache',
-        HELM_CONFIG_HOME: '/tmp/ctopo-release-helm/config',
-        HELM_DATA_HOME: '/tmp/ctopo-release-helm/data',
+    await runOk(
+      'bash',
+      ['-c', `helm show crds "$1" | kubectl apply --server-side --force-conflicts -f -`, 'sh', later.chart],
+      {
+        env: {
+          KUBECONFIG: s.kubeconfig,
+          PATH: `${join(s.binaries.kubectl, '..')}:${join(await helmBinary(), '..')}:${process.env.PATH ?? ''}`,
+          HELM_CACHE_HOME: '/tmp/ctopo-release-helm/cache',
+          HELM_CONFIG_HOME: '/tmp/ctopo-release-helm/config',
+          HELM_DATA_HOME: '/tmp/ctopo-release-helm/data',
+        },
       },
-    });
+    );
     r = await check(later, ['--operator-namespace', opNs, '-n', appNs, 'web']);
     expect({ code: r.code, out: r.stdout }).toEqual({
       code: 0,
