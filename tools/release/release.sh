@@ -9,6 +9,7 @@
 #   cluster-topology-<v>-npm.tgz           the npm package (npm pack): the ctopo CLI and kubectl plugin
 #   cluster-topology-<v>-npm.cdx.json      an SBOM of the npm package's dependencies (npm sbom, CycloneDX)
 #   cluster_topology-<v>.tar               the OTP library's Hex package (when its build script exists)
+#   cluster_topology-<v>-doc.tar.gz        its documentation (ex_doc HTML), beside it
 #   cluster_topology-<v>-src.tar.gz        the OTP library's source (clients/beam)
 #   cluster-topology-<v>-src.tar.gz        the repository's source (git archive)
 #   RELEASE                                version, commit, date, image reference and digest
@@ -132,7 +133,9 @@ export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_
 hex=${CTOPO_HEX_BUILD:-tools/beam/hex-build.sh}
 if [[ -f $src/$hex ]]; then
   say "the Hex package ($hex)"
-  (cd "$src" && bash "$hex" "$out") >&2
+  (cd "$src" && bash "$hex" "$work/hex") >&2
+  mv "$work/hex/cluster_topology-$version.tar" "$out/" || die "$hex wrote no cluster_topology-$version.tar"
+  [[ -d $work/hex/doc ]] && tar -czf "$out/cluster_topology-$version-doc.tar.gz" -C "$work/hex" doc
 else
   say "no Hex build script at $hex yet: the OTP library ships as cluster_topology-$version-src.tar.gz only"
 fi
