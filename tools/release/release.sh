@@ -23,7 +23,8 @@
 # Needs root (buildah builds the image in a chroot), buildah, helm (tools/build-binaries.sh helm)
 # and, while the image is built, the npm registry and Debian's archive. The image's base is built
 # locally as the real node's images are (tools/node/images.sh): no registry is pulled from.
-# CTOPO_HEX_BUILD names the script that builds the Hex package (default tools/beam/hex-build.sh).
+# CTOPO_HEX_BUILD names the script that builds the Hex package (default tools/beam/hex-build.sh);
+# CTOPO_RELEASE_DRY_RUN=1 stops after the tree check.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -33,6 +34,8 @@ die() { echo "release: $*" >&2; exit 1; }
 dirty=$(git status --porcelain --untracked-files=normal)
 [[ -z $dirty ]] || die "the working tree is not clean; commit or stash first (a release is built from a commit):
 $dirty"
+say "clean tree at $(git rev-parse --short HEAD)"
+[[ ${CTOPO_RELEASE_DRY_RUN:-} == 1 ]] && exit 0   # only the checks above
 (( EUID == 0 )) || die "building the image needs root (buildah, chroot isolation)"
 command -v buildah >/dev/null || die "buildah is needed (apt-get install buildah)"
 
