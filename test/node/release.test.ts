@@ -138,12 +138,23 @@ async function makeRelease(bump: boolean, given: string | undefined): Promise<Re
   };
 }
 
-/** The node's containerd takes the image from the OCI archive, as `ctr images import` does for a team. */
+/**
+ * The node's containerd takes the image from the OCI archive as the chart README says for a node
+ * without a registry: named by its tag and by `<repository>@<digest>`, the name the kubelet asks
+ * for when the chart pins the digest (without --digests it tries to pull, and fails here).
+ */
 async function loadImage(r: Release): Promise<void> {
   const ctr = join(s.node!.dirs.CONTAINERD_DIR, 'ctr');
-  await runOk(ctr, ['-a', CONTAINERD_SOCK, '-n', 'k8s.io', 'images', 'import', '--local', r.image], {
-    timeoutMs: 600_000,
-  });
+  await runOk(
+    ctr,
+    ['-a', CONTAINERD_SOCK, '-n', 'k8s.io', 'images', 'import', '--local'].concat([
+      '--base-name',
+      'ghcr.io/netzlive/cluster-topology',
+      '--digests',
+      r.image,
+    ]),
+    { timeoutMs: 600_000 },
+  );
 }
 
 /** `ctopo check` of a release's npm package, with Node.js 24 (the repository's) first on PATH. */
@@ -180,7 +191,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (process.env.CTOPO_KEEP_TEST_STATE) return;
-  await helm(['uninstall', release, '--namespace', opNs, '--wait'], { kubeconfig: s.kubeconfig });
+  await helm(['uninstall', release, '--namespace', opNs, '--wait'], {
+    kubeconfig: s.kubeconfig,
+    timeoutMs: 400_000,
+  });
   await kubectl(s, ['-n', appNs, 'delete', 'pods', '--all', '--grace-period=0', '--force']);
   await kubectl(s, ['delete', 'namespace', appNs, opNs, '--timeout=120s']);
 }, 300_000);
@@ -230,7 +244,7 @@ describe('a release, installed from its artifacts on a real node', () => {
         '--timeout',
         '5m',
       ],
-      { kubeconfig: s.kubeconfig },
+      { kubeconfig: s.kubeconfig, timeoutMs: 400_000 },
     );
     const dep = await json<{ spec: { template: { spec: { containers: { image: string }[] } } } }>([
       '-n',
@@ -244,6 +258,7 @@ describe('a release, installed from its artifacts on a real node', () => {
     );
     const r = await helm(['test', release, '-n', opNs, '--timeout', '4m', '--logs'], {
       kubeconfig: s.kubeconfig,
+      timeoutMs: 300_000,
     });
     expect({ code: r.code, out: r.code === 0 ? '' : r.stdout + r.stderr }).toEqual({ code: 0, out: '' });
     expect(r.stdout).toMatch(/Phase:\s+Succeeded/);
@@ -300,9 +315,7 @@ describe('a release, installed from its artifacts on a real node', () => {
           '--timeout',
           '5m',
         ],
-        {
-          kubeconfig: s.kubeconfig,
-        },
+        { kubeconfig: s.kubeconfig, timeoutMs: 400_000 },
       );
       // The later operator holds the Lease: the old replicas are gone, a new one leads.
       await waitFor(
@@ -390,6 +403,7 @@ describe('a release, installed from its artifacts on a real node', () => {
     expect(manifest.length).toBeGreaterThan(10);
     await helmOk(['uninstall', release, '-n', opNs, '--wait', '--timeout', '3m'], {
       kubeconfig: s.kubeconfig,
+      timeoutMs: 240_000,
     });
     const left: string[] = [];
     for (const o of manifest) {
