@@ -23,6 +23,9 @@ import {
  * with their own CA, RBAC authorization and an admin identity (group system:masters). There
  * are no kubelets, scheduler or controllers: pods are plain objects whose status tests set.
  *
+ * With `ipFamily: 'ipv6'` both listen on `[::1]` only, the API server with an IPv6 service range
+ * and a serving certificate for `::1`: a cluster whose every client must speak IPv6.
+ *
  * Everything lives in a state directory: `state.json` (ports, pids, binaries), `kubeconfig`
  * (admin), `kubectl` (a wrapper using it), `pki/`, `etcd-data/` and the two logs. Processes
  * run detached, so `ctopo dev-cluster up` can return and `down` (another process) stops them.
@@ -36,9 +39,27 @@ export interface ControlPlaneState {
   etcd: { pid: number; port: number; peerPort: number };
   apiserver: { pid: number; port: number };
   startedAt: string;
+  /** Absent in clusters started before there was a choice: IPv4. */
+  ipFamily?: IpFamily;
   /** With `--node`: the real node (node.ts) and the controllers that make pods run. */
   node?: { dirs: NodeDirs; controllerManagerPid: number; schedulerPid: number };
 }
+
+export type IpFamily = 'ipv4' | 'ipv6';
+
+/** Where the control plane listens, by IP family (the loopback either way). */
+const LOOPBACK: Record<IpFamily, string> = { ipv4: '127.0.0.1', ipv6: '::1' };
+/**
+ * The Service range, by IP family: kube-apiserver wants its advertise address and its first
+ * range in one family. The `kubernetes` Service gets the first address (its IP is a SAN).
+ */
+const SERVICE_RANGE: Record<IpFamily, { cidr: string; apiIp: string }> = {
+  ipv4: { cidr: '10.0.0.0/24', apiIp: '10.0.0.1' },
+  ipv6: { cidr: 'fd00:10:96::/112', apiIp: 'fd00:10:96::1' },
+};
+const loopbackOf = (s: { ipFamily?: IpFamily }) => LOOPBACK[s.ipFamily ?? 'ipv4'];
+/** `host:port` as a URL writes it: an IPv6 address in brackets. */
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 const stateFile = (dir: string) => join(dir, 'state.json');
 
@@ -78,8 +99,8 @@ function httpsGet(
 }
 
 function etcdArgs(s: ControlPlaneState): string[] {
-  const client = `http://127.0.0.1:${s.etcd.port}`;
-  const peer = `http://127.0.0.1:${s.etcd.peerPort}`;
+  const client = `http://${hostPort(loopbackOf(s), s.etcd.port)}`;
+  const peer = `http://${hostPort(loopbackOf(s), s.etcd.peerPort)}`;
   return [
     '--name=ctopo-dev',
     `--data-dir=${join(s.dir, 'etcd-data')}`,
@@ -96,7 +117,7 @@ function etcdArgs(s: ControlPlaneState): string[] {
 
 function apiserverArgs(s: ControlPlaneState): string[] {
   const p = s.pki;
-  const address = s.node ? NODE_LINK_HOST_IP : '127.0.0.1';
+  const address = s.node ? NODE_LINK_HOST_IP : loopbackOf(s);
   const nodeArgs = s.node
     ? [
         // Pods reach the API server as the `kubernetes` Service, whose endpoint is this address.
@@ -113,7 +134,7 @@ function apiserverArgs(s: ControlPlaneState): string[] {
         '--endpoint-reconciler-type=none',
       ];
   return [
-    `--etcd-servers=http://127.0.0.1:${s.etcd.port}`,
+    `--etcd-servers=http://${hostPort(loopbackOf(s), s.etcd.port)}`,
     `--bind-address=${address}`,
     `--advertise-address=${address}`,
     `--secure-port=${s.apiserver.port}`,
@@ -121,10 +142,10 @@ function apiserverArgs(s: ControlPlaneState): string[] {
     `--tls-cert-file=${p.serverCert}`,
     `--tls-private-key-file=${p.serverKey}`,
     `--client-ca-file=${p.caCert}`,
-    `--service-account-issuer=https://127.0.0.1:${s.apiserver.port}`,
+    `--service-account-issuer=https://${hostPort(loopbackOf(s), s.apiserver.port)}`,
     `--service-account-key-file=${p.saPub}`,
     `--service-account-signing-key-file=${p.saKey}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
+    `--service-cluster-ip-range=${SERVICE_RANGE[s.ipFamily ?? 'ipv4'].cidr}`,
     '--allow-privileged=true',
     ...nodeArgs,
     '--v=0',
@@ -135,7 +156,7 @@ async function waitEtcd(s: ControlPlaneState, timeoutMs: number): Promise<void> 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${s.etcd.port}/health`, {
+      const res = await fetch(`http://${hostPort(loopbackOf(s), s.etcd.port)}/health`, {
         signal: AbortSignal.timeout(1000),
       });
       if (res.ok) return;
@@ -173,6 +194,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Also a real node: kubelet, containerd, CNI, kube-proxy, controller manager, scheduler (root). */
   node?: boolean;
+  /** `ipv6`: etcd and the API server on [::1] only. Default: the state directory's, else `ipv4`. */
+  ipFamily?: IpFamily;
 }
 
 /** Starts etcd and kube-apiserver in `dir` (created if needed); returns once /readyz answers. */
@@ -184,6 +207,14 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
     throw new Error(
       `a dev cluster already runs from ${dir} (${existing.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
     );
+  const ipFamily = opts.ipFamily ?? existing?.ipFamily ?? 'ipv4';
+  if (ipFamily === 'ipv6' && opts.node)
+    throw new Error('a real node (--node) runs IPv4 only: start it without --ip-family ipv6');
+  if (existing && (existing.ipFamily ?? 'ipv4') !== ipFamily)
+    throw new Error(
+      `${dir} holds an ${existing.ipFamily ?? 'ipv4'} dev cluster; use another --state directory for ${ipFamily} (or delete ${dir})`,
+    );
+  const loopback = LOOPBACK[ipFamily];
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const binaries = await ensureBinaries(log, { withHelm: opts.node });
   const nodeDirs = opts.node ? await ensureNodeArtifacts(log, buildScript) : undefined;
@@ -198,15 +229,20 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
     await rm(join(dir, 'etcd-data'), { recursive: true, force: true });
     await nodeNetworkUp(dir, log);
   }
-  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
+  const serverIps = opts.node
+    ? [NODE_LINK_HOST_IP]
+    : ipFamily === 'ipv6'
+      ? [LOOPBACK.ipv6, SERVICE_RANGE.ipv6.apiIp]
+      : [];
+  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), serverIps);
   if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
   // The API server's identity towards the kubelet (logs, exec), needed before it starts.
   if (opts.node)
     await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
   const [etcdPort, peerPort, apiPort] = [
-    await reusePort(restart?.etcd.port),
-    await reusePort(restart?.etcd.peerPort),
-    await reusePort(restart?.apiserver.port),
+    await reusePort(loopback, restart?.etcd.port),
+    await reusePort(loopback, restart?.etcd.peerPort),
+    await reusePort(loopback, restart?.apiserver.port),
   ];
   if (restart) {
     const moved = restart.apiserver.port !== apiPort;
@@ -218,16 +254,17 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   }
   const s: ControlPlaneState = {
     dir,
-    server: `https://${opts.node ? NODE_LINK_HOST_IP : '127.0.0.1'}:${apiPort}`,
+    server: `https://${hostPort(opts.node ? NODE_LINK_HOST_IP : loopback, apiPort)}`,
     kubeconfig: join(dir, 'kubeconfig'),
     binaries,
     pki,
     etcd: { pid: 0, port: etcdPort, peerPort },
     apiserver: { pid: 0, port: apiPort },
     startedAt: new Date().toISOString(),
+    ...(ipFamily === 'ipv6' ? { ipFamily } : {}),
     ...(nodeDirs ? { node: { dirs: nodeDirs, controllerManagerPid: 0, schedulerPid: 0 } } : {}),
   };
-  log(`starting etcd on 127.0.0.1:${etcdPort}`);
+  log(`starting etcd on ${hostPort(loopback, etcdPort)}`);
   s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
   await saveState(s);
   try {
@@ -337,9 +374,9 @@ async function pkiIntact(pki: Pki): Promise<boolean> {
 }
 
 /** The port a previous run used if it is free again, else a new free one. */
-async function reusePort(port: number | undefined): Promise<number> {
-  if (port !== undefined && (await portFree(port))) return port;
-  return freePort();
+async function reusePort(host: string, port: number | undefined): Promise<number> {
+  if (port !== undefined && (await portFree(port, host))) return port;
+  return freePort(host);
 }
 
 /** Stops everything `up` started (the node first). The state directory stays for inspection. */

@@ -3,26 +3,26 @@ import { open, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A free TCP port on 127.0.0.1, found by binding port 0 and letting it go. */
-export function freePort(): Promise<number> {
+/** A free TCP port on `host` (a loopback address), found by binding port 0 and letting it go. */
+export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((ok, fail) => {
     const srv = createServer();
     srv.unref();
     srv.on('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.listen(0, host, () => {
       const addr = srv.address();
       srv.close(() => (typeof addr === 'object' && addr ? ok(addr.port) : fail(new Error('no port'))));
     });
   });
 }
 
-/** Whether `port` can be listened on at 127.0.0.1 right now. */
-export function portFree(port: number): Promise<boolean> {
+/** Whether `port` can be listened on at `host` right now. */
+export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((ok) => {
     const srv = createServer();
     srv.unref();
     srv.on('error', () => ok(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
+    srv.listen(port, host, () => srv.close(() => ok(true)));
   });
 }
 

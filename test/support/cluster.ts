@@ -10,6 +10,7 @@ import {
   startControlPlane,
   stopControlPlane,
   type ControlPlaneState,
+  type IpFamily,
 } from '../../operator/devcluster/control-plane.js';
 
 /** The run's shared control plane (started by global-setup). */
@@ -24,10 +25,15 @@ export async function sharedCluster(): Promise<ControlPlaneState> {
   return s;
 }
 
-/** A control plane of the test's own, for tests that stop or pause the API server. */
-export async function privateCluster(): Promise<{ state: ControlPlaneState; stop: () => Promise<void> }> {
+/**
+ * A control plane of the test's own, for tests that stop or pause the API server, or that need
+ * it on [::1] (`ipFamily: 'ipv6'`).
+ */
+export async function privateCluster(
+  opts: { ipFamily?: IpFamily } = {},
+): Promise<{ state: ControlPlaneState; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ctopo-private-'));
-  const state = await startControlPlane(dir);
+  const state = await startControlPlane(dir, opts);
   return { state, stop: async () => void (await stopControlPlane(dir)) };
 }
 

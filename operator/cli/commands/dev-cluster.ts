@@ -15,7 +15,7 @@ export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node]
+  help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node | --ip-family ipv6]
        ctopo dev-cluster kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
@@ -41,6 +41,10 @@ Flags:
                 (localhost/cluster-topology:dev) and a BEAM image (localhost/ctopo-beam:dev) are
                 built and imported. The API server then listens on 10.87.0.1, the node's link.
                 See docs/real-node.md.
+  --ip-family ipv4|ipv6
+                up: where etcd and the API server listen: 127.0.0.1 (default), or [::1] only, with
+                an IPv6 Service range and a serving certificate for ::1 (the kubeconfig then says
+                https://[::1]:PORT). A stopped cluster starts again in its own family.
   --as NAMESPACE/SERVICEACCOUNT
                 kubeconfig: the service account to authenticate as
   --out FILE    kubeconfig: the file to write
@@ -52,6 +56,7 @@ you set yourself.`,
     as: { type: 'string' },
     out: { type: 'string' },
     node: { type: 'boolean' },
+    'ip-family': { type: 'string' },
   },
   allowPositionals: true,
   async run(values, positionals, io) {
@@ -61,7 +66,18 @@ you set yourself.`,
     switch (action) {
       case 'up': {
         const t0 = Date.now();
-        const s = await startControlPlane(dir, { log: (l) => io.err(l), node: values.node === true });
+        const family = values['ip-family'] as string | undefined;
+        if (family !== undefined && family !== 'ipv4' && family !== 'ipv6')
+          throw new UsageError(`dev-cluster: --ip-family is ipv4 or ipv6, not '${family}'`);
+        if (family === 'ipv6' && values.node === true)
+          throw new UsageError(
+            'dev-cluster: the real node (--node) runs IPv4 only; leave out --ip-family ipv6',
+          );
+        const s = await startControlPlane(dir, {
+          log: (l) => io.err(l),
+          node: values.node === true,
+          ...(family ? { ipFamily: family } : {}),
+        });
         await installCrd(s);
         io.out(
           [
