@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubeconfigForToken, kubeconfigForUser, kubectlOk, privateCluster } from '../support/cluster.js';
 import { CHART_DIR, helmOk } from '../support/helm.js';
 import { applyTopology, createPod, seedPods, setPodStatus, topologyStatus } from '../support/objects.js';

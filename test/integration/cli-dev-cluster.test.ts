@@ -2,15 +2,19 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, stopControlPlane } from '../../dev/cluster/control-plane.js';
 import { kubectl } from '../support/cluster.js';
+import { ctopoDevBin } from '../support/operator-process.js';
 import { runCtopo } from './cli-run.js';
 
+const devCluster = (args: string[], opts: { timeoutMs?: number } = {}) =>
+  runCtopo(['dev-cluster', ...args], { ...opts, bin: ctopoDevBin });
+
 /**
- * `ctopo dev-cluster up` as a user runs it: the CRD comes installed, and `up` after `down`
+ * `npm run dev-cluster -- up` as a user runs it (the dev tools' entry): the CRD comes installed, and `up` after `down`
  * starts the same cluster again (same CA, port and data), so what was talking to it reconnects.
  */
-describe('ctopo dev-cluster', () => {
+describe('npm run dev-cluster', () => {
   let dir = '';
   afterAll(async () => {
     if (dir) await stopControlPlane(dir);
@@ -19,7 +23,7 @@ describe('ctopo dev-cluster', () => {
   it('installs the CRD and restarts with its CA, port and data', async () => {
     // Starting a control plane twice takes a while on a loaded machine; the limits are generous.
     dir = await mkdtemp(join(tmpdir(), 'ctopo-devcli-'));
-    const up = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    const up = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
     expect(up.stderr + up.stdout).toContain('dev cluster up');
     expect(up.code).toBe(0);
     const first = (await readState(dir))!;
@@ -32,10 +36,10 @@ describe('ctopo dev-cluster', () => {
     );
     expect((await kubectl(first, ['create', 'namespace', 'kept-across-restart'])).code).toBe(0);
 
-    expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
-    expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).code).toBe(1);
+    expect((await devCluster(['down', '--state', dir])).code).toBe(0);
+    expect((await devCluster(['status', '--state', dir])).code).toBe(1);
 
-    const again = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    const again = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
     expect(again.code).toBe(0);
     const second = (await readState(dir))!;
     expect(second.server).toBe(first.server);
@@ -51,8 +55,7 @@ describe('ctopo dev-cluster', () => {
       0,
     );
     const file = join(dir, 'reader.kubeconfig');
-    const r = await runCtopo([
-      'dev-cluster',
+    const r = await devCluster([
       'kubeconfig',
       '--state',
       dir,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
-import { readState, type ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { readState, type ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectl, kubectlOk } from '../support/cluster.js';
 import { helm, helmBinary, helmOk, parseManifests, repoRoot } from '../support/helm.js';
 import { libraryWorkload, meshed, meshView, nodeName, ready, type Pod } from '../support/beam-mesh.js';

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { installCrd as installDevCrd } from '../../operator/devcluster/crd.js';
+import { installCrd as installDevCrd } from '../../dev/cluster/crd.js';
 import {
   kubeconfigFor,
   readState,
@@ -11,7 +11,7 @@ import {
   stopControlPlane,
   type ControlPlaneState,
   type IpFamily,
-} from '../../operator/devcluster/control-plane.js';
+} from '../../dev/cluster/control-plane.js';
 
 /** The run's shared control plane (started by global-setup). */
 export async function sharedCluster(): Promise<ControlPlaneState> {

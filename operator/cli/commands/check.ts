@@ -21,7 +21,7 @@ import { OPERATOR_LEASE_SELECTOR } from '../../api/operator-lease.js';
 import { GROUP, KIND, PLURAL, VERSION } from '../../api/schema.js';
 import { parseDuration } from '../../api/duration.js';
 import { ApiError, TransportError, type Kube, type KubeObject } from '../../kube/client.js';
-import { PACKAGE_VERSION } from '../../version.js';
+import { PACKAGE_VERSION } from '../../config/version.js';
 
 /**
  * `ctopo check`: is cluster-topology installed and working? It only reads (GET and LIST): the

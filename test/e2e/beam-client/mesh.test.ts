@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { startApiserver, stopApiserver } from '../../../operator/devcluster/control-plane.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
+import { startApiserver, stopApiserver } from '../../../dev/cluster/control-plane.js';
+import { mintClient } from '../../../dev/cluster/pki.js';
 import { installCrd, kubectl, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
 import {
   applyTopology,

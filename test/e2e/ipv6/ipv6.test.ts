@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { watchPeers, type PeerWatch } from '../../../operator/index.js';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { installCrd, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
 import {
   applyObjects,
@@ -17,7 +17,7 @@ import {
   topologyStatus,
 } from '../../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
+import { mintClient } from '../../../dev/cluster/pki.js';
 import { ErlangTestEnv, run } from '../../support/erlang.js';
 import { buildClient, clientDir, FAST_CLIENT, ProbeNode, repoRoot } from '../../support/beam-client.js';
 import { distTlsOptfile } from '../../support/dist-tls.js';

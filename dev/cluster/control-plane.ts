@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
-import { freePort, isOurs, portFree, sleep, startDetached, stopProcess, tail } from './processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort, isOurs, portFree, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
   NODE_NAME,
@@ -28,7 +29,7 @@ import {
  *
  * Everything lives in a state directory: `state.json` (ports, pids, binaries), `kubeconfig`
  * (admin), `kubectl` (a wrapper using it), `pki/`, `etcd-data/` and the two logs. Processes
- * run detached, so `ctopo dev-cluster up` can return and `down` (another process) stops them.
+ * run detached, so `npm run dev-cluster -- up` can return and `down` (another process) stops them.
  */
 export interface ControlPlaneState {
   dir: string;
@@ -205,7 +206,7 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   const existing = await readState(dir);
   if (existing && (await isOurs(existing.apiserver.pid, existing.binaries.kubeApiserver)))
     throw new Error(
-      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
+      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: npm run dev-cluster -- down --state ${dir}`,
     );
   const ipFamily = opts.ipFamily ?? existing?.ipFamily ?? 'ipv4';
   if (ipFamily === 'ipv6' && opts.node)
@@ -398,13 +399,7 @@ export async function stopControlPlane(
   return true;
 }
 
-/** Fault injection for tests: freeze (requests hang), thaw, kill, or restart the API server. */
-export async function pauseApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGSTOP');
-}
-export async function resumeApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGCONT');
-}
+/** Fault injection for tests: stop, or restart the API server. */
 export async function stopApiserver(s: ControlPlaneState): Promise<void> {
   await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
 }

@@ -1,13 +1,8 @@
 import { resolve } from 'node:path';
-import { UsageError, type Command } from '../command.js';
-import {
-  kubeconfigFor,
-  readState,
-  startControlPlane,
-  stopControlPlane,
-} from '../../devcluster/control-plane.js';
-import { isOurs } from '../../devcluster/processes.js';
-import { installCrd } from '../../devcluster/crd.js';
+import { UsageError, type Command } from '../../operator/cli/command.js';
+import { kubeconfigFor, readState, startControlPlane, stopControlPlane } from '../cluster/control-plane.js';
+import { isOurs } from '../cluster/processes.js';
+import { installCrd } from '../cluster/crd.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -15,8 +10,8 @@ export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node | --ip-family ipv6]
-       ctopo dev-cluster kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
+  help: `Usage: npm run dev-cluster -- up|down|status [--state DIR] [--node | --ip-family ipv6]
+       npm run dev-cluster -- kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
           (~/.cache/cluster-topology; or takes them from $KUBEBUILDER_ASSETS), starts them on free
@@ -84,7 +79,7 @@ you set yourself.`,
             `dev cluster${s.node ? ' with a real node' : ''} up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
             `  export KUBECONFIG=${s.kubeconfig}`,
             `  ${dir}/kubectl get clustertopologies -A     # the CRD is installed`,
-            `  stop it with: ctopo dev-cluster down --state ${dir}`,
+            `  stop it with: npm run dev-cluster -- down --state ${dir}`,
           ].join('\n'),
         );
         return 0;
@@ -111,7 +106,9 @@ you set yourself.`,
         if (!out) throw new UsageError('dev-cluster kubeconfig: --out FILE is needed');
         const s = await readState(dir);
         if (!s || !(await isOurs(s.apiserver.pid, s.binaries.kubeApiserver))) {
-          io.err(`no running dev cluster in ${dir} (start it with: ctopo dev-cluster up --state ${dir})`);
+          io.err(
+            `no running dev cluster in ${dir} (start it with: npm run dev-cluster -- up --state ${dir})`,
+          );
           return 1;
         }
         const { stdout } = await promisify(execFile)(s.binaries.kubectl, [

@@ -26,8 +26,6 @@ export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-export { sleep };
-
 /**
  * Starts a long-running server detached from this process (so `dev-cluster up` can return),
  * its output appended to `logFile`. Returns its pid.

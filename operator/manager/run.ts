@@ -5,7 +5,7 @@ import { connect } from '../kube/client.js';
 import { TopologyController } from '../controller/controller.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { OPERATOR_LEASE_LABELS, OPERATOR_VERSION_ANNOTATION } from '../api/operator-lease.js';
-import { PACKAGE_VERSION } from '../version.js';
+import { PACKAGE_VERSION } from '../config/version.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
@@ -56,7 +56,6 @@ export async function runOperator(
       watchNodes: config.watchNodes,
       watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
       holder: config.identity ?? defaultIdentity(),
-      ...legacyHeartbeat(),
     },
     metrics,
     log,
@@ -132,10 +131,4 @@ export async function runOperator(
       log('info', 'operator stopped');
     },
   };
-}
-
-/** Benchmarks reproduce the former once-a-minute status rewrite with this variable (bench/reader-traffic). */
-function legacyHeartbeat(): { legacyStatusHeartbeatMs?: number } {
-  const ms = Number(process.env.CTOPO_BENCH_LEGACY_STATUS_HEARTBEAT_MS);
-  return ms > 0 ? { legacyStatusHeartbeatMs: ms } : {};
 }

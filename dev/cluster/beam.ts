@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Real BEAM nodes on loopback only, for the tests and the demo.
@@ -89,7 +90,7 @@ export async function waitFor<T>(
       throw new Error(
         `timed out waiting for ${opts.what ?? 'a condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
       );
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
+    await sleep(opts.intervalMs ?? 50);
   }
 }
 
