@@ -62,6 +62,17 @@ const members = async () =>
   (await pods(appNs, 'app.kubernetes.io/name=myname-api')).filter(
     (p) => !p.metadata.deletionTimestamp && ready(p) && !!p.status.podIP,
   );
+/** The image the operator Deployment runs. */
+const operatorImage = async () =>
+  (
+    await json<{ spec: { template: { spec: { containers: { image: string }[] } } } }>([
+      '-n',
+      opNs,
+      'get',
+      'deployment',
+      fullname,
+    ])
+  ).spec.template.spec.containers[0]!.image;
 const operatorPods = async () =>
   (await pods(opNs, `app.kubernetes.io/instance=${release},app.kubernetes.io/component=operator`)).filter(
     (p) => !p.metadata.deletionTimestamp,
@@ -137,16 +148,7 @@ describe('a release, installed from its artifacts on a real node', () => {
       ],
       { kubeconfig: s.kubeconfig, timeoutMs: 400_000 },
     );
-    const dep = await json<{ spec: { template: { spec: { containers: { image: string }[] } } } }>([
-      '-n',
-      opNs,
-      'get',
-      'deployment',
-      fullname,
-    ]);
-    expect(dep.spec.template.spec.containers[0]!.image).toBe(
-      `ghcr.io/netzlive/cluster-topology@${first.digest}`,
-    );
+    expect(await operatorImage()).toBe(`ghcr.io/netzlive/cluster-topology@${first.digest}`);
     // The test pod is deleted once it has passed (hook-succeeded), so there are no logs to show.
     const r = await helm(['test', release, '-n', opNs, '--timeout', '4m'], {
       kubeconfig: s.kubeconfig,
@@ -232,16 +234,7 @@ describe('a release, installed from its artifacts on a real node', () => {
     }
     expect(broken).toEqual([]);
     expect((await members()).map(nodeName).sort()).toEqual(before.map(nodeName).sort());
-    const dep = await json<{ spec: { template: { spec: { containers: { image: string }[] } } } }>([
-      '-n',
-      opNs,
-      'get',
-      'deployment',
-      fullname,
-    ]);
-    expect(dep.spec.template.spec.containers[0]!.image).toBe(
-      `ghcr.io/netzlive/cluster-topology@${later.digest}`,
-    );
+    expect(await operatorImage()).toBe(`ghcr.io/netzlive/cluster-topology@${later.digest}`);
 
     // Helm never upgrades CRDs: the later ctopo says so and names the fix ...
     let r = await check(later, ['--operator-namespace', opNs]);
