@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectlOk } from './cluster.js';
 import type { ErlangTestEnv } from './erlang.js';
-import { compileBeamClient, localNodeArgs, run } from './erlang.js';
+import { beamCommand, compileBeamClient, localNodeArgs, run } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
@@ -165,15 +165,14 @@ export class ProbeNode {
     const cfg = join(erl.root, `probe-${short}-${Date.now()}.json`);
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
-      'erl',
-      [
+      ...beamCommand('erl', [
         ...localNodeArgs(name, opts.protoDist),
         '-pa',
         ebin,
         ...(opts.erlArgs ?? []),
         '-eval',
         'ct_probe:start()',
-      ],
+      ]),
       {
         env: {
           ...erl.childEnv(),

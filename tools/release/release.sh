@@ -10,7 +10,7 @@
 #   cluster-topology-<v>-npm.cdx.json      an SBOM of the npm package's dependencies (npm sbom, CycloneDX)
 #   cluster_topology-<v>.tar               the OTP library's Hex package (when its build script exists)
 #   cluster_topology-<v>-doc.tar.gz        its documentation (ex_doc HTML), beside it
-#   cluster_topology-<v>-src.tar.gz        the OTP library's source (clients/beam)
+#   cluster_topology-<v>-src.tar.gz        the OTP library's source (clients/cluster_topology, or clients/beam)
 #   cluster-topology-<v>-src.tar.gz        the repository's source (git archive)
 #   RELEASE                                version, commit, date, image reference and digest
 #   SHA256SUMS                             over all of the above: cd release/<v> && sha256sum -c SHA256SUMS
@@ -69,8 +69,10 @@ git archive --format=tar HEAD | tar -x -C "$src"
 
 # ---- the source tarballs ------------------------------------------------------------------
 git archive --format=tar.gz --prefix="$name/" -o "$out/$name-src.tar.gz" HEAD
+lib=clients/beam   # the OTP library's folder, until it is renamed clients/cluster_topology
+git cat-file -e HEAD:clients/cluster_topology 2>/dev/null && lib=clients/cluster_topology
 git archive --format=tar.gz --prefix="cluster_topology-$version/" --add-file=LICENSE \
-  -o "$out/cluster_topology-$version-src.tar.gz" HEAD:clients/beam
+  -o "$out/cluster_topology-$version-src.tar.gz" "HEAD:$lib"
 
 # ---- the npm package and its SBOM, from the commit with its own npm ci ----------------------
 say "npm ci and npm pack in a clean copy of the commit"
@@ -136,7 +138,9 @@ export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_
 hex=${CTOPO_HEX_BUILD:-tools/beam/hex-build.sh}
 if [[ -f $src/$hex ]]; then
   say "the Hex package ($hex)"
-  (cd "$src" && bash "$hex" "$work/hex") >&2
+  # Run in the checkout (the script lists the library's files with git): it is the commit, as
+  # checked at the start.
+  bash "$repo/$hex" "$work/hex" >&2
   mv "$work/hex/cluster_topology-$version.tar" "$out/" || die "$hex wrote no cluster_topology-$version.tar"
   [[ -d $work/hex/doc ]] && tar -czf "$out/cluster_topology-$version-doc.tar.gz" -C "$work/hex" doc
 else

@@ -8,7 +8,7 @@
 //
 // test/unit/packaging/version.test.ts checks every place against package.json on its own.
 import console from 'node:console';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -21,12 +21,16 @@ if (!/^\d+\.\d+\.\d+$/.test(version)) {
 }
 
 const V = String.raw`\d+\.\d+\.\d+`;
+// The OTP library's folder (decision: clients/beam becomes clients/cluster_topology).
+const lib = existsSync(join(root, 'clients', 'cluster_topology'))
+  ? 'clients/cluster_topology'
+  : 'clients/beam';
 /** [file, pattern whose group 2 is the version (groups 1 and 3 are kept)]. */
 const places = [
   ['charts/cluster-topology/Chart.yaml', new RegExp(`^(version: )(${V})()$`, 'm')],
   ['charts/cluster-topology/Chart.yaml', new RegExp(`^(appVersion: ')(${V})(')$`, 'm')],
-  ['clients/beam/src/cluster_topology.app.src', new RegExp(`(\\{vsn, ")(${V})("\\})`)],
-  ['clients/beam/mix.exs', new RegExp(`(version: ")(${V})(")`)],
+  [`${lib}/src/cluster_topology.app.src`, new RegExp(`(\\{vsn, ")(${V})("\\})`)],
+  [`${lib}/mix.exs`, new RegExp(`(version: ")(${V})(")`)],
   ['examples/multi-replica.yaml', new RegExp(`(image: ghcr\\.io/netzlive/cluster-topology:)(${V})()`)],
   ['examples/single-replica.yaml', new RegExp(`(image: ghcr\\.io/netzlive/cluster-topology:)(${V})()`)],
   ['Dockerfile', new RegExp(`( cluster-topology:)(${V})( )`, 'g')],
@@ -42,7 +46,7 @@ const quoted = new RegExp(
   `(cluster-topology[-:]|cluster_topology-|release/|tag: "v|\\{tag, "v|--version )(${V})(\\b)`,
   'g',
 );
-const docs = ['README.md', 'CONTRIBUTING.md', 'charts/cluster-topology/README.md', 'clients/beam/README.md'];
+const docs = ['README.md', 'CONTRIBUTING.md', 'charts/cluster-topology/README.md', `${lib}/README.md`];
 
 let changed = 0;
 for (const [file, pattern] of places) {

@@ -156,7 +156,7 @@ family(Host) ->
     end.
 
 close_conn(#conn{mod = M, sock = S}) ->
-    catch M:close(S),
+    try M:close(S) catch _:_ -> ok end,
     ok.
 
 send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->

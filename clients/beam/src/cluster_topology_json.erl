@@ -238,5 +238,6 @@ to_number(Sign, Int, Frac, Exp) ->
 sign(<<"-">>) -> -1;
 sign(_) -> 1.
 
-big_exponent(_, <<"-", _/binary>>) -> 0.0;
+%% An underflow is a zero of the number's sign (OTP 27 and later tell -0.0 from 0.0, as json does).
+big_exponent(Sign, <<"-", _/binary>>) -> 0.0 * sign(Sign);
 big_exponent(_, _) -> bad(number_out_of_range).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CHART_DIR, repoRoot } from './paths.js';
@@ -12,6 +12,10 @@ import { CHART_DIR, repoRoot } from './paths.js';
  */
 
 const read = (f: string) => readFileSync(join(repoRoot, f), 'utf8');
+/** The OTP library's folder: clients/beam until it is renamed clients/cluster_topology. */
+const lib = existsSync(join(repoRoot, 'clients', 'cluster_topology'))
+  ? 'clients/cluster_topology'
+  : 'clients/beam';
 const pkg = JSON.parse(read('package.json')) as {
   version: string;
   license: string;
@@ -59,8 +63,8 @@ describe('the version', () => {
   });
 
   it("the OTP library: the .app.src's vsn and mix.exs's version", () => {
-    expect(/\{vsn, "([^"]*)"\}/.exec(read('clients/beam/src/cluster_topology.app.src'))?.[1]).toBe(version);
-    expect(/^\s*version: "([^"]*)"/m.exec(read('clients/beam/mix.exs'))?.[1]).toBe(version);
+    expect(/\{vsn, "([^"]*)"\}/.exec(read(`${lib}/src/cluster_topology.app.src`))?.[1]).toBe(version);
+    expect(/^\s*version: "([^"]*)"/m.exec(read(`${lib}/mix.exs`))?.[1]).toBe(version);
   });
 
   it('the image tag, the package tarball, the release directory and the git tag, wherever a tracked file quotes them', () => {
@@ -107,7 +111,7 @@ describe('the licence', () => {
       annotations?: Record<string, string>;
     };
     expect(chart.annotations?.['artifacthub.io/license']).toBe('Apache-2.0');
-    expect(read('clients/beam/src/cluster_topology.app.src')).toMatch(/\{licenses, \["Apache-2\.0"\]\}/);
-    expect(read('clients/beam/mix.exs')).toMatch(/licenses: \["Apache-2\.0"\]/);
+    expect(read(`${lib}/src/cluster_topology.app.src`)).toMatch(/\{licenses, \["Apache-2\.0"\]\}/);
+    expect(read(`${lib}/mix.exs`)).toMatch(/licenses: \["Apache-2\.0"\]/);
   });
 });
