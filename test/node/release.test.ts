@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { readState, type ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectl, kubectlOk } from '../support/cluster.js';
 import { helm, helmBinary, helmOk, parseManifests, repoRoot } from '../support/helm.js';
@@ -106,6 +107,27 @@ describe('a release, installed from its artifacts on a real node', () => {
     expect(later.version).not.toBe(first.version);
     expect(later.digest).not.toBe(first.digest);
     for (const r of [first, later]) {
+      // Every artifact the release promises, each under the checksums readRelease checked.
+      const sums = await readFile(join(r.dir, 'SHA256SUMS'), 'utf8');
+      const n = `cluster-topology-${r.version}`;
+      for (const artifact of [
+        `${n}-image.oci.tar`,
+        `${n}-image.digest`,
+        `${n}-image.dpkg.txt`,
+        `${n}.tgz`,
+        `${n}-npm.tgz`,
+        `${n}-npm.cdx.json`,
+        `${n}-src.tar.gz`,
+        `cluster_topology-${r.version}.tar`,
+        `cluster_topology-${r.version}-doc.tar.gz`,
+        `cluster_topology-${r.version}-src.tar.gz`,
+        'RELEASE',
+      ])
+        expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${artifact.replace(/\./g, '\\.')}$`, 'm'));
+      // The Hex package is of this version (Hex's metadata.config inside the tar).
+      expect(
+        await runOk('tar', ['-xOf', join(r.dir, `cluster_topology-${r.version}.tar`), 'metadata.config']),
+      ).toContain(`{<<"version">>,<<"${r.version}">>}`);
       const chart = await helmOk(['show', 'chart', r.chart]);
       expect(chart).toContain(`cluster.netzlive.io/commit: ${r.commit}`);
       expect(chart).toMatch(new RegExp(`^appVersion: ${r.version.replace(/\./g, '\\.')}$`, 'm'));

@@ -8,9 +8,9 @@
 #   cluster-topology-<v>.tgz               the Helm chart (helm package), its default image pinned by digest
 #   cluster-topology-<v>-npm.tgz           the npm package (npm pack): the ctopo CLI and kubectl plugin
 #   cluster-topology-<v>-npm.cdx.json      an SBOM of the npm package's dependencies (npm sbom, CycloneDX)
-#   cluster_topology-<v>.tar               the OTP library's Hex package (when its build script exists)
+#   cluster_topology-<v>.tar               the OTP library's Hex package (tools/beam/hex-build.sh)
 #   cluster_topology-<v>-doc.tar.gz        its documentation (ex_doc HTML), beside it
-#   cluster_topology-<v>-src.tar.gz        the OTP library's source (clients/cluster_topology, or clients/beam)
+#   cluster_topology-<v>-src.tar.gz        the OTP library's source (clients/cluster_topology)
 #   cluster-topology-<v>-src.tar.gz        the repository's source (git archive)
 #   RELEASE                                version, commit, date, image reference and digest
 #   SHA256SUMS                             over all of the above: cd release/<v> && sha256sum -c SHA256SUMS
@@ -23,7 +23,6 @@
 # Needs root (buildah builds the image in a chroot), buildah, helm (tools/build-binaries.sh helm)
 # and, while the image is built, the npm registry and Debian's archive. The image's base is built
 # locally as the real node's images are (tools/node/images.sh): no registry is pulled from.
-# CTOPO_HEX_BUILD names the script that builds the Hex package (default tools/beam/hex-build.sh);
 # CTOPO_RELEASE_DRY_RUN=1 stops after the tree check.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -69,8 +68,7 @@ git archive --format=tar HEAD | tar -x -C "$src"
 
 # ---- the source tarballs ------------------------------------------------------------------
 git archive --format=tar.gz --prefix="$name/" -o "$out/$name-src.tar.gz" HEAD
-lib=clients/beam   # the OTP library's folder, until it is renamed clients/cluster_topology
-git cat-file -e HEAD:clients/cluster_topology 2>/dev/null && lib=clients/cluster_topology
+lib=clients/cluster_topology   # the OTP library's folder
 git archive --format=tar.gz --prefix="cluster_topology-$version/" --add-file=LICENSE \
   -o "$out/cluster_topology-$version-src.tar.gz" "HEAD:$lib"
 
@@ -135,17 +133,14 @@ export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_
 [[ -f $out/$name.tgz ]] || die "helm package wrote no $name.tgz"
 
 # ---- the OTP library's Hex package ---------------------------------------------------------
-hex=${CTOPO_HEX_BUILD:-tools/beam/hex-build.sh}
-if [[ -f $src/$hex ]]; then
-  say "the Hex package ($hex)"
-  # Run in the checkout (the script lists the library's files with git): it is the commit, as
-  # checked at the start.
-  bash "$repo/$hex" "$work/hex" >&2
-  mv "$work/hex/cluster_topology-$version.tar" "$out/" || die "$hex wrote no cluster_topology-$version.tar"
-  [[ -d $work/hex/doc ]] && tar -czf "$out/cluster_topology-$version-doc.tar.gz" -C "$work/hex" doc
-else
-  say "no Hex build script at $hex yet: the OTP library ships as cluster_topology-$version-src.tar.gz only"
-fi
+hex=tools/beam/hex-build.sh
+say "the Hex package ($hex)"
+# Run in the checkout (the script lists the library's files with git): it is the commit, as
+# checked at the start.
+bash "$repo/$hex" "$work/hex" >&2 || die "$hex failed"
+mv "$work/hex/cluster_topology-$version.tar" "$out/" || die "$hex wrote no cluster_topology-$version.tar"
+[[ -d $work/hex/doc ]] || die "$hex wrote no doc/"
+tar -czf "$out/cluster_topology-$version-doc.tar.gz" -C "$work/hex" doc
 
 # ---- what was released, and the checksums ---------------------------------------------------
 cat >"$out/RELEASE" <<EOF

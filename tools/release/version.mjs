@@ -8,7 +8,7 @@
 //
 // test/unit/packaging/version.test.ts checks every place against package.json on its own.
 import console from 'node:console';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -21,10 +21,8 @@ if (!/^\d+\.\d+\.\d+$/.test(version)) {
 }
 
 const V = String.raw`\d+\.\d+\.\d+`;
-// The OTP library's folder (decision: clients/beam becomes clients/cluster_topology).
-const lib = existsSync(join(root, 'clients', 'cluster_topology'))
-  ? 'clients/cluster_topology'
-  : 'clients/beam';
+// The OTP library's folder.
+const lib = 'clients/cluster_topology';
 /** [file, pattern whose group 2 is the version (groups 1 and 3 are kept)]. */
 const places = [
   ['charts/cluster-topology/Chart.yaml', new RegExp(`^(version: )(${V})()$`, 'm')],

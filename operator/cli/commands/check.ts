@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError, type Command } from '../command.js';
 import { clusterOptions, outputFormat, outputOption, stringFlag } from '../args.js';
-import { connectCluster, describeFailure, getLiveness, topologyPath } from '../cluster-access.js';
+import { connectCluster, describeFailure } from '../cluster-access.js';
 import {
   checkReport,
   EXIT_CANNOT_CHECK,
@@ -21,6 +21,8 @@ import { OPERATOR_LEASE_SELECTOR } from '../../api/operator-lease.js';
 import { GROUP, KIND, PLURAL, VERSION } from '../../api/schema.js';
 import { parseDuration } from '../../api/duration.js';
 import { ApiError, TransportError, type Kube, type KubeObject } from '../../kube/client.js';
+import { topologyPath } from '../../kube/paths.js';
+import { getLease } from '../../protocol/get.js';
 import { PACKAGE_VERSION } from '../../config/version.js';
 
 /**
@@ -238,7 +240,7 @@ async function topologyFacts(kube: Kube, namespace: string, name: string): Promi
       topologyPath(namespace, name),
       `${KIND} ${namespace}/${name}`,
     ),
-    getLiveness(kube, namespace, name),
+    getLease(kube, namespace, name),
   ]);
   return { namespace, name, topology, lease };
 }

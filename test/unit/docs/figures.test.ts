@@ -129,18 +129,22 @@ const claims: Claim[] = [
   },
   // The library's table, per size over OTP 25, 27 and 29: its processes, and what the VM grew.
   ...[2, 100, 1000].map((peers): Claim => ({
-    file: 'clients/beam/README.md',
+    file: 'clients/cluster_topology/README.md',
     says: new RegExp(`^\\| ${peers.toLocaleString('en')} +\\| ([\\d.]+)–([\\d.]+) MB +\\|`, 'm'),
     is: () => range(perOtp(peers, 2)),
   })),
   ...[2, 100].map((peers): Claim => ({
-    file: 'clients/beam/README.md',
+    file: 'clients/cluster_topology/README.md',
     says: new RegExp(`^\\| ${peers} +\\|[^|]+\\| ([\\d.]+)–([\\d.]+) MB`, 'm'),
     is: () => range(perOtp(peers, 3)),
   })),
-  { file: 'clients/beam/README.md', says: /about (\d+) MB of it code/, is: () => range(perOtp(2, 4)) },
   {
-    file: 'clients/beam/README.md',
+    file: 'clients/cluster_topology/README.md',
+    says: /about (\d+) MB of it code/,
+    is: () => range(perOtp(2, 4)),
+  },
+  {
+    file: 'clients/cluster_topology/README.md',
     says: /^\| 1,000 +\|[^|]+\| ([\d.]+)–([\d.]+) MB/m,
     // Without the one run that stood out, which the doc quotes apart ("once …").
     is: () =>
@@ -151,7 +155,7 @@ const claims: Claim[] = [
       ),
   },
   {
-    file: 'clients/beam/README.md',
+    file: 'clients/cluster_topology/README.md',
     says: /\(once ([\d.]+) MB\)/,
     is: () => Math.max(...perOtp(1000, 3)),
   },
@@ -180,14 +184,18 @@ const notMeasured: { file: string; says: RegExp; why: string }[] = [
     says: /about (40) MB of memory/,
     why: 'what loading that API costs, the reason it is not loaded',
   },
-  { file: 'clients/beam/README.md', says: /\| (16) MiB /, why: 'the default of the max_body_bytes option' },
+  {
+    file: 'clients/cluster_topology/README.md',
+    says: /\| (16) MiB /,
+    why: 'the default of the max_body_bytes option',
+  },
 ];
 
 /** The docs a reader takes figures from. */
 const DOCS = [
   'README.md',
   'charts/cluster-topology/README.md',
-  'clients/beam/README.md',
+  'clients/cluster_topology/README.md',
   'examples/README.md',
   'CONTRIBUTING.md',
   'docs/agent.md',

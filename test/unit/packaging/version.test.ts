@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { CHART_DIR, repoRoot } from './paths.js';
@@ -12,10 +12,8 @@ import { CHART_DIR, repoRoot } from './paths.js';
  */
 
 const read = (f: string) => readFileSync(join(repoRoot, f), 'utf8');
-/** The OTP library's folder: clients/beam until it is renamed clients/cluster_topology. */
-const lib = existsSync(join(repoRoot, 'clients', 'cluster_topology'))
-  ? 'clients/cluster_topology'
-  : 'clients/beam';
+/** The OTP library's folder. */
+const lib = 'clients/cluster_topology';
 const pkg = JSON.parse(read('package.json')) as {
   version: string;
   license: string;
