@@ -6,7 +6,14 @@ import { kubectl, kubectlOk } from '../support/cluster.js';
 import { helm, helmBinary, helmOk, parseManifests, repoRoot } from '../support/helm.js';
 import { libraryWorkload, meshed, meshView, nodeName, ready, type Pod } from '../support/beam-mesh.js';
 import { waitFor } from '../support/wait.js';
-import { buildRelease, readRelease, run, runOk, type Release } from '../support/release.js';
+import {
+  buildRelease,
+  readRelease,
+  removeReleaseTemp,
+  run,
+  runOk,
+  type Release,
+} from '../support/release.js';
 
 /**
  * A release as a team installs it, on the real node (CTOPO_REAL_NODE=1, jest project `node`):
@@ -94,6 +101,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (process.env.CTOPO_KEEP_TEST_STATE) return;
+  // The releases built here (a handed-over CTOPO_RELEASE_DIR stays) and the installed CLIs.
+  await removeReleaseTemp();
   await helm(['uninstall', release, '--namespace', opNs, '--wait'], {
     kubeconfig: s.kubeconfig,
     timeoutMs: 400_000,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from './helm.js';
@@ -52,6 +52,18 @@ export async function runOk(
   return r.stdout;
 }
 
+/** The temporary folders this process made (clones, CLI prefixes), for removeReleaseTemp. */
+const made: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(prefix);
+  made.push(dir);
+  return dir;
+}
+/** Removes the clones (and the releases in them) and CLI prefixes this process made. */
+export async function removeReleaseTemp(): Promise<void> {
+  await Promise.all(made.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+}
+
 const GIT_ENV = {
   GIT_AUTHOR_NAME: 'release test',
   GIT_AUTHOR_EMAIL: 'release-test@example.invalid',
@@ -61,7 +73,7 @@ const GIT_ENV = {
 
 /** A clean clone of this repository at HEAD, optionally one commit further: the next patch version. */
 async function clone(bump: boolean): Promise<string> {
-  const dir = await mkdtemp('/tmp/ctopo-release-clone-');
+  const dir = await tempDir('/tmp/ctopo-release-clone-');
   await runOk('git', ['clone', '-q', repoRoot, dir]);
   if (!bump) return dir;
   const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string };
@@ -100,7 +112,7 @@ export async function readRelease(dir: string): Promise<Release> {
       .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
   ) as Record<string, string>;
   const version = facts.version!;
-  const prefix = await mkdtemp('/tmp/ctopo-release-cli-');
+  const prefix = await tempDir('/tmp/ctopo-release-cli-');
   await runOk(
     'npm',
     [
