@@ -90,7 +90,7 @@ describe('the shipped tree holds what runs', () => {
       JSON.stringify({
         code: 64,
         lines: [
-          "ctopo: unknown command 'demo'. Commands: operator, agent, resolve, analyze, explain, check.",
+          "ctopo: unknown command 'demo'. Commands: operator, agent, resolve, analyze, explain, check, mesh.",
         ],
       }),
     );
