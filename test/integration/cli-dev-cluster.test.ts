@@ -1,15 +1,30 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { isOurs } from '../../operator/devcluster/processes.js';
+import { waitFor } from '../support/wait.js';
 import { kubectl } from '../support/cluster.js';
 import { runCtopo } from './cli-run.js';
 
 /**
  * `ctopo dev-cluster up` as a user runs it: the CRD comes installed, and `up` after `down`
- * starts the same cluster again (same CA, port and data), so what was talking to it reconnects.
+ * starts the same cluster again (same CA, port and data), so what was talking to it reconnects;
+ * after a crash of the API server, `up` starts it again beside the etcd that still runs.
  */
+/** The processes whose command line names `dir` (pid and command line). */
+async function processesUsing(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc'))
+    if (/^\d+$/.test(pid)) {
+      const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmd.split('\0').some((arg) => arg.includes(`${dir}/`)))
+        found.push(`${pid}: ${cmd.replace(/\0/g, ' ')}`);
+    }
+  return found;
+}
+
 describe('ctopo dev-cluster', () => {
   let dir = '';
   afterAll(async () => {
@@ -43,6 +58,36 @@ describe('ctopo dev-cluster', () => {
     expect(await readFile(second.kubeconfig, 'utf8')).toBe(admin);
     const ns = await kubectl(second, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
     expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
+  }, 420_000);
+
+  it('a dead API server beside a live etcd: status says which runs, up starts the API server beside that etcd, down leaves nothing', async () => {
+    const before = (await readState(dir))!;
+    process.kill(before.apiserver.pid, 'SIGKILL');
+    await waitFor(
+      'the API server to be gone',
+      async () => !(await isOurs(before.apiserver.pid, before.binaries.kubeApiserver)),
+    );
+
+    const status = await runCtopo(['dev-cluster', 'status', '--state', dir]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain(`partly running (${dir}):`);
+    expect(status.stdout).toContain(`  etcd: runs (pid ${before.etcd.pid})`);
+    expect(status.stdout).toContain('  kube-apiserver: not running');
+
+    const up = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    expect(up.stderr).toContain(`etcd still runs (pid ${before.etcd.pid}), so only kube-apiserver starts`);
+    expect(up.code).toBe(0);
+    const after = (await readState(dir))!;
+    expect(after.etcd).toEqual(before.etcd);
+    expect(after.server).toBe(before.server);
+    const ns = await kubectl(after, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
+    expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
+    expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).stdout).toContain('running: ');
+
+    expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
+    // Every process that ever used this directory, recorded in the state or not, is gone.
+    expect(await processesUsing(dir)).toEqual([]);
+    expect((await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 })).code).toBe(0);
   }, 420_000);
 
   it('kubeconfig --as writes a kubeconfig that authenticates as that service account, nothing more', async () => {
