@@ -23,6 +23,7 @@ function fakeKube() {
       watches.push({ path, onDone, onEvent });
       return Promise.resolve({ abort: () => {} });
     },
+    close: () => {},
   };
   return { kube, watches };
 }
