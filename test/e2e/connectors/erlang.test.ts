@@ -224,10 +224,9 @@ describe('erlang connector against real nodes', () => {
       expect(cmdline.join(' ')).not.toContain(world.cookie);
       expect(readFileSync(`/proc/${pid}/environ`).toString('utf8')).not.toContain(world.cookie);
       expect(processesHolding(world.cookie)).toEqual([]);
-      const started = Date.now();
+      // The node stays frozen until `finally`: only the connector's own timeout can answer.
       const r = await pending;
       expect(r).toMatchObject({ ok: false, failure: 'Timeout' });
-      expect(Date.now() - started).toBeLessThan(6000);
       expect(processAlive(pid)).toBe(false);
     } finally {
       a.resume();
@@ -323,17 +322,4 @@ describe('erlang connector against real nodes', () => {
       { what: 'a connected to no one', intervalMs: 300 },
     );
   }, 60_000);
-
-  it('measures what one connect costs', async () => {
-    const conn = await connectorFor(a.name);
-    const samples: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      const r = await conn.connect(b.name);
-      expect(r.ok).toBe(true);
-      samples.push(Math.round(r.ms * 10) / 10);
-    }
-    await conn.disconnect(b.name);
-    console.log(`erl_call connect cost (ms): ${samples.join(', ')}`);
-    expect(Math.min(...samples)).toBeLessThan(2000);
-  });
 });
