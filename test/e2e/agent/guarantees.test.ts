@@ -17,7 +17,7 @@ import {
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
-import { MeshWatch, type Mark } from './mesh-watch.js';
+import { MeshWatch, type Mark } from '../../support/mesh-watch.js';
 
 /**
  * Every promise of the agent, on real things: a real API server and operator, real BEAM nodes,
