@@ -340,7 +340,25 @@ describe('the chart RBAC on a real API server', () => {
   it('a second replica waits; when the leader stops it takes the lease over (get/update by name suffice)', async () => {
     op2 = startOperator(opKubeconfig, operatorArgs(1));
     await waitFor('replica 2 to answer', async () => (await op2!.get('/readyz')).status === 200);
-    await new Promise((r) => setTimeout(r, 3000)); // more than one retry period
+    // The leader renews twice while replica 2 runs: replica 2 has tried and stayed a follower.
+    const leaseSpec = async () =>
+      (
+        JSON.parse(await kubectlOk(s, ['-n', releaseNs, 'get', 'lease', fullname, '-o', 'json'])) as {
+          spec: { holderIdentity?: string; renewTime?: string };
+        }
+      ).spec;
+    const renewals = new Set<string>();
+    const first = (await leaseSpec()).renewTime;
+    await waitFor(
+      'the leader to renew twice',
+      async () => {
+        const l = await leaseSpec();
+        if (l.holderIdentity === identity(0) && l.renewTime && l.renewTime !== first)
+          renewals.add(l.renewTime);
+        return renewals.size >= 2;
+      },
+      60_000,
+    );
     expect(await op2.metric('ctopo_leader')).toBe(0);
     await op!.stop();
     await waitFor(

@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
 import { isOurs } from '../../operator/devcluster/processes.js';
+import { processesMatching } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 import { kubectl } from '../support/cluster.js';
 import { runCtopo } from './cli-run.js';
@@ -13,18 +14,6 @@ import { runCtopo } from './cli-run.js';
  * starts the same cluster again (same CA, port and data), so what was talking to it reconnects;
  * after a crash of the API server, `up` starts it again beside the etcd that still runs.
  */
-/** The processes whose command line names `dir` (pid and command line). */
-async function processesUsing(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const pid of await readdir('/proc'))
-    if (/^\d+$/.test(pid)) {
-      const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-      if (cmd.split('\0').some((arg) => arg.includes(`${dir}/`)))
-        found.push(`${pid}: ${cmd.replace(/\0/g, ' ')}`);
-    }
-  return found;
-}
-
 describe('ctopo dev-cluster', () => {
   let dir = '';
   afterAll(async () => {
@@ -84,9 +73,13 @@ describe('ctopo dev-cluster', () => {
     expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
     expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).stdout).toContain('running: ');
 
+    // Every process that uses this directory: exactly the two recorded, and none once stopped.
+    const using = () => processesMatching(new RegExp(`${dir}/`));
+    expect((await using()).map((l) => Number(l.split(':')[0])).sort()).toEqual(
+      [after.etcd.pid, after.apiserver.pid].sort(),
+    );
     expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
-    // Every process that ever used this directory, recorded in the state or not, is gone.
-    expect(await processesUsing(dir)).toEqual([]);
+    expect(await using()).toEqual([]);
     expect((await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 })).code).toBe(0);
   }, 420_000);
 

@@ -40,7 +40,13 @@ describe('watchPeers, the library for Node.js applications', () => {
     await setPodStatus(s, ns, 'n-0', { ip: '10.9.0.1' });
     await waitFor('n-0', () => watch.peers?.includes('n-0@10.9.0.1'), 20_000);
     const count = seen.length;
-    await new Promise((r) => setTimeout(r, 2500)); // several polls with nothing new
+    // Several polls with nothing new: the operator's, and watchPeers' own re-checks (both every 1 s).
+    const polls = await op.metricSum('ctopo_reconcile_total');
+    await waitFor(
+      'three more polls',
+      async () => (await op.metricSum('ctopo_reconcile_total')) >= polls + 3,
+      30_000,
+    );
     expect(seen.length).toBe(count);
     await deletePod(s, ns, 'n-0');
     await waitFor('n-0 gone', () => watch.peers?.length === 0, 20_000);

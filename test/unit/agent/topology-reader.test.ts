@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ApiError, type Kube, type KubeObject, type WatchEventType } from '../../../operator/kube/client.js';
 import { TopologyReader } from '../../../operator/agent/topology-reader.js';
+import { waitFor } from '../../support/wait.js';
 
 /** A Kube whose list answers at once and whose watches the test ends by hand. */
 function fakeKube() {
@@ -51,9 +52,13 @@ describe('the topology reader', () => {
       expect(changes).toBeGreaterThan(seen);
       // A 410 is no trouble: it only re-lists.
       // The reflector watches again after its backoff; once that watch is open, the trouble is over.
-      await new Promise((r) => setTimeout(r, 1200));
+      await waitFor(
+        'a second watch of the topology',
+        () => watches.filter((w) => w.path.includes('clustertopologies')).length > 1,
+        10_000,
+        20,
+      );
       await tick();
-      expect(watches.filter((w) => w.path.includes('clustertopologies')).length).toBeGreaterThan(1);
       expect(reader.state().kind).toBe('read');
     } finally {
       reader.stop();
