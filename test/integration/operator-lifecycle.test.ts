@@ -276,7 +276,6 @@ describe('leader election with two replicas', () => {
   });
 
   it('a gracefully stopped leader releases the lease: a successor leads at once', async () => {
-    const [, ,] = replicas;
     const current = replicas.find((r) => r.exitCode === undefined)!;
     const leaseOf = async () =>
       JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'lease', 'cluster-topology-operator', '-o', 'json']));
