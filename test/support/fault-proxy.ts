@@ -78,6 +78,9 @@ export class FaultProxy {
           (ur) => {
             this.passed.set(ur.statusCode ?? 502, (this.passed.get(ur.statusCode ?? 502) ?? 0) + 1);
             res.writeHead(ur.statusCode ?? 502, ur.headers);
+            // At once, as the API server does: a watch's headers must not wait for its first event
+            // (clients take the headers as the watch's acceptance).
+            res.flushHeaders();
             ur.pipe(res);
           },
         );
