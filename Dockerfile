@@ -44,6 +44,8 @@ COPY package.json package-lock.json ./
 # the base image's node runs the code. No install scripts are needed by them.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
     && npm cache clean --force
+# What `ctopo operator`, `ctopo agent` and the user commands run, nothing else: dev/, bench/ and
+# test/ are not even in the build context (.dockerignore).
 COPY --from=build /src/bin ./bin
 COPY --from=build /src/dist/operator ./dist/operator
 COPY --from=build /src/crds ./crds

@@ -25,7 +25,7 @@ import { mapLimit } from './concurrency.js';
 import { processCpuSeconds, processMemory } from './proc.js';
 import { parseProcStatChildrenCpu } from './agent-calls.js';
 import { CtopoProcess } from '../test/support/operator-process.js';
-import { ErlangTestEnv, type BeamNode } from '../operator/devcluster/beam.js';
+import { ErlangTestEnv, type BeamNode } from '../dev/cluster/beam.js';
 import { onCleanup } from './cleanup.js';
 
 export interface ErlRun {

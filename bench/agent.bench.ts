@@ -50,7 +50,7 @@ import {
   writeCallScript,
 } from './agent-calls.js';
 import { CtopoProcess, startOperator } from '../test/support/operator-process.js';
-import { ErlangTestEnv } from '../operator/devcluster/beam.js';
+import { ErlangTestEnv } from '../dev/cluster/beam.js';
 import { createConnector, type ConnectResult, type Connector } from '../operator/agent/connectors/index.js';
 import { measureErlangRounds, type ErlangRoundsResult, type WindowCost } from './agent-erlang-rounds.js';
 

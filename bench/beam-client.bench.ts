@@ -47,7 +47,7 @@ import { mapLimit } from './concurrency.js';
 import { percentile, perMinute } from './stats.js';
 import { measureErlangRounds } from './agent-erlang-rounds.js';
 import { startOperator } from '../test/support/operator-process.js';
-import { ErlangTestEnv } from '../operator/devcluster/beam.js';
+import { ErlangTestEnv } from '../dev/cluster/beam.js';
 import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);

@@ -15,7 +15,7 @@ import {
   startControlPlane,
   stopControlPlane,
   type ControlPlaneState,
-} from '../operator/devcluster/control-plane.js';
+} from '../dev/cluster/control-plane.js';
 import { connect, ApiError, type Kube } from '../operator/kube/client.js';
 import { onCleanup } from './cleanup.js';
 import { mapLimit } from './concurrency.js';

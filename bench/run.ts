@@ -17,7 +17,7 @@ import { formatFigure, type Figure } from './figure.js';
 import { runCleanups } from './cleanup.js';
 import { machine, versions } from './machine.js';
 import { renderReport, type ModuleResult, type Section } from './report.js';
-import { ensureBinaries } from '../operator/devcluster/binaries.js';
+import { ensureBinaries } from '../dev/cluster/binaries.js';
 
 interface BenchModule {
   default: () => Promise<Figure[]>;

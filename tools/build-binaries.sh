@@ -6,7 +6,7 @@
 #
 #   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd]   # default: kube etcd helm
 #
-# `node` builds what the real node of `ctopo dev-cluster up --node` runs beside the API server:
+# `node` builds what the real node of `npm run dev-cluster -- up --node` runs beside the API server:
 # kubelet, kube-proxy, kube-controller-manager and kube-scheduler (same module as kube-apiserver);
 # `containerd` builds containerd 2 and its runc shim (tools/containerd).
 #   tools/build-binaries.sh --print-dirs             # prints KEY=DIR lines, builds nothing

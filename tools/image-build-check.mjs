@@ -10,8 +10,9 @@
 //     carried out; RUN steps that need the base image's Debian as root (apt-get) are reported
 //     and skipped. The base image itself is not there: its `node` is stood in for by the given
 //     Node.js, put first on PATH.
-//  3. The final stage is checked: no devDependency in its node_modules (typescript, jest, the
-//     `node` package...), every dependency present, every package the compiled code imports is
+//  3. The final stage is checked: only bin/, dist/operator/, crds/ and the package files beside
+//     node_modules (no dev tools, generators, benchmarks or tests); no devDependency in its
+//     node_modules (typescript, jest, the `node` package...), every dependency present, every package the compiled code imports is
 //     a dependency or a Node.js built-in; USER numeric and not root; then the ENTRYPOINT runs
 //     `--help`, `operator --help` and, when `ctopo --help` lists it, `agent --help` — as that
 //     user when this runs as root (setpriv), with the stage read-only and only a temporary
@@ -306,6 +307,33 @@ function checkImports(app, pkg) {
   say('every package the compiled code imports is a dependency or a Node.js built-in');
 }
 
+/**
+ * Only what `ctopo operator`, `ctopo agent` and the user commands run: bin/, dist/operator/, the
+ * CRDs, the package files and production node_modules — no dev tools (dev/), generators,
+ * benchmarks or tests, wherever they would sit.
+ */
+function checkShippedTree(app) {
+  const shipped = /^(bin|dist\/operator|crds)\/|^(package\.json|package-lock\.json)$/;
+  const devOnly = /(^|\/)(dev|bench|test|generate)(\/|$)/;
+  const bad = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      const rel = p.slice(app.length + 1);
+      if (rel === 'node_modules') continue;
+      if (e.isDirectory()) {
+        if (devOnly.test(rel)) bad.push(`${rel}/`);
+        else walk(p);
+      } else if (!shipped.test(rel)) bad.push(rel);
+    }
+  };
+  walk(app);
+  if (bad.length) fail(`the final image holds more than what runs: ${bad.slice(0, 20).join(', ')}`);
+  say(
+    'the final stage holds bin/, dist/operator/, crds/ and production node_modules: no dev tools, generators, benchmarks or tests',
+  );
+}
+
 function snapshot(dir) {
   const out = [];
   const walk = (d) => {
@@ -417,6 +445,7 @@ function main() {
     const final = fsByStage.get(stages.at(-1).name);
     execFileSync('chmod', ['-R', 'a+rX', work]);
     const app = join(final.dir, final.workdir);
+    checkShippedTree(app);
     const pkg = checkDependencies(app);
     checkImports(app, pkg);
     runEntrypoint(final, shim, work);

@@ -18,8 +18,8 @@ import {
  * the list's resourceVersion with bookmarks; a re-list only on 410 Gone. No periodic re-list:
  * a reader receives the object only when the operator changed it.
  *
- * A broken watch counts as a failed read at once (it used to wait for the next re-list), and
- * the watch being open again clears it.
+ * A broken watch counts as a failed read at once (not at the next re-list), and the watch being
+ * open again clears it.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
  * How the agent speaks about its trouble: one log line when the trouble changes (it begins, its
  * cause changes, it ends), then while it lasts a reminder every `remindMs` — not a
- * warning per check (it used to log about one a second). A change of cause is a change. The caller sets the metric on every
+ * warning per check (that was about one a second). A change of cause is a change. The caller sets the metric on every
  * call; this decides only what is logged. The clock is injected, so tests run on a fake one.
  */
 

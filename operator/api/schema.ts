@@ -9,7 +9,7 @@
  * fields, and each bad value is refused by the API server with a message naming the field.
  */
 
-import { defaultFailureDomainLevels } from '../failure-domains/types.js';
+import { defaultFailureDomainLevels } from './failure-domain-settings.js';
 
 export const GROUP = 'cluster.netzlive.io';
 export const VERSION = 'v1alpha1';

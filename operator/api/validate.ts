@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { specSchema, type JSONSchema } from './schema.js';
-import { toOpenApi } from './generate.js';
+import { toOpenApi } from './openapi.js';
 import type {
   ClusterTopologySpec,
   FailureDomainLevel,
@@ -8,8 +8,8 @@ import type {
   MembershipSpec,
   NamingSpec,
 } from './types.generated.js';
-import { checkFailureDomainSettings } from '../failure-domains/index.js';
-import { formatSchemaErrors } from '../config/schema-check.js';
+import { checkFailureDomainSettings } from './failure-domain-settings.js';
+import { formatSchemaErrors } from './schema-errors.js';
 import { parseDuration } from './duration.js';
 
 export { parseDuration };
@@ -59,16 +59,12 @@ function validator(): ValidateFunction {
   return specValidator;
 }
 
-/** Ajv's errors as lines, `root` standing for the checked value: `spec.selector: must be string`. */
-export const formatAjvErrors: (errors: ErrorObject[] | null | undefined, root: string) => string[] =
-  formatSchemaErrors;
-
 export type SpecCheck = { ok: true; spec: ResolvedSpec } | { ok: false; problems: string[] };
 
 export function validateSpec(input: unknown): SpecCheck {
   const spec = structuredClone(input ?? {}) as Record<string, unknown>;
   const validate = validator();
-  if (!validate(spec)) return { ok: false, problems: formatAjvErrors(validate.errors, 'spec') };
+  if (!validate(spec)) return { ok: false, problems: formatSchemaErrors(validate.errors, 'spec') };
   const problems: string[] = [];
   if (!/\S/.test(spec.selector as string)) problems.push('spec.selector: must not be blank');
   const interval = parseDuration(spec.pollingInterval as string);

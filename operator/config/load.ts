@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { checkSchema, formatSchemaErrors, type CheckedSchema } from './schema-check.js';
+import { formatSchemaErrors } from '../api/schema-errors.js';
+import { checkSchema, type CheckedSchema } from './schema-check.js';
 import { UsageError } from './usage-error.js';
 
 /** `yaml` only when a --config file is read: the agent in a pod is configured by flags and env. */

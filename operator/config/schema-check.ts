@@ -1,3 +1,5 @@
+import { isRecord } from '../api/json.js';
+
 /**
  * Checks a value against the small part of JSON Schema that the processes' own configurations
  * use (the agent's and the operator's flags, the connectors' settings), with Ajv's error objects
@@ -50,7 +52,7 @@ const KNOWN = new Set([
 function hasType(type: NonNullable<CheckedSchema['type']>, v: unknown): boolean {
   switch (type) {
     case 'object':
-      return typeof v === 'object' && v !== null && !Array.isArray(v);
+      return isRecord(v);
     case 'array':
       return Array.isArray(v);
     case 'integer':
@@ -103,8 +105,8 @@ export function checkSchema(schema: CheckedSchema, value: unknown, path = ''): S
   }
   if (Array.isArray(value) && schema.items)
     value.forEach((item, i) => errors.push(...checkSchema(schema.items!, item, `${path}/${i}`)));
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const obj = value as Record<string, unknown>;
+  if (isRecord(value)) {
+    const obj = value;
     for (const r of schema.required ?? [])
       if (obj[r] === undefined)
         fail('required', { missingProperty: r }, `must have required property '${r}'`);
@@ -120,22 +122,4 @@ export function checkSchema(schema: CheckedSchema, value: unknown, path = ''): S
   if (schema.enum && !schema.enum.some((e) => same(value, e)))
     fail('enum', { allowedValues: schema.enum }, 'must be equal to one of the allowed values');
   return errors;
-}
-
-/** One line per error, `root` standing for the checked value: `config.httpPort: must be >= 0`. */
-export function formatSchemaErrors(
-  errors:
-    | readonly { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }[]
-    | null
-    | undefined,
-  root: string,
-): string[] {
-  return (errors ?? []).map((e) => {
-    const path = root + e.instancePath.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.');
-    if (e.keyword === 'additionalProperties')
-      return `${path}: unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
-    if (e.keyword === 'enum')
-      return `${path}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    return `${path}: ${e.message ?? e.keyword}`;
-  });
 }

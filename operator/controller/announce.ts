@@ -1,6 +1,5 @@
-import type { ClusterTopologyStatus } from '../api/types.generated.js';
+import type { ClusterTopologyStatus, Peer } from '../api/types.generated.js';
 import { conditionOf } from './conditions.js';
-import { peerChanges } from './status.js';
 
 /**
  * The Events a written status deserves — what a person would want to hear about: peers
@@ -65,4 +64,14 @@ export function eventsFor(
 /** At most ten names, then how many more. */
 function sample(names: readonly string[]): string {
   return `${names.slice(0, 10).join(', ')}${names.length > 10 ? ` (+${names.length - 10})` : ''}`;
+}
+
+/** What changed in the peer list: the node names that joined and those that left. */
+export function peerChanges(
+  before: readonly Peer[] | undefined,
+  after: readonly Peer[],
+): { joined: string[]; left: string[] } {
+  const b = new Set((before ?? []).map((p) => p.nodeName));
+  const a = new Set(after.map((p) => p.nodeName));
+  return { joined: [...a].filter((n) => !b.has(n)), left: [...b].filter((n) => !a.has(n)) };
 }

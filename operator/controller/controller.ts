@@ -36,11 +36,6 @@ export interface ControllerConfig {
   watchTimeoutSeconds?: number;
   /** Who renews the liveness Leases (the operator's identity). */
   holder?: string;
-  /**
-   * Benchmarks only: also rewrite an unchanged status when its lastPollTime is this old — the
-   * former heartbeat, to measure what it cost readers beside the Lease. Never set in production.
-   */
-  legacyStatusHeartbeatMs?: number;
 }
 
 /**
@@ -218,9 +213,6 @@ export class TopologyController {
       pods: source.pods,
       nodeLabels: (node) => this.nodes?.labels(node),
       now: new Date(),
-      ...(this.config.legacyStatusHeartbeatMs
-        ? { legacyHeartbeatMs: this.config.legacyStatusHeartbeatMs }
-        : {}),
     });
     if (plan.write) {
       served.unwritten = plan.write.status; // until the write succeeds

@@ -1,7 +1,11 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import type { Admission } from './admission.js';
 import { eventsFor, type PlannedEvent } from './announce.js';
-import { computeStatus, mergePatch, shouldWrite, type PodSummary, type PollView } from './status.js';
+import { mergePatch } from '../api/json.js';
+import { shouldWrite } from '../protocol/publish.js';
+import type { PollView } from './last-response.js';
+import type { PodSummary } from './pod-summary.js';
+import { computeStatus } from './status.js';
 
 /**
  * One reconcile, decided: a pure function from what the caches hold, the previous status and
@@ -26,8 +30,6 @@ export interface ReconcileInput {
   /** Node labels by Node name; undefined for a Node that is not known. */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
   now: Date;
-  /** Benchmarks only: the former heartbeat, a rewrite of an unchanged status this often. */
-  legacyHeartbeatMs?: number;
 }
 
 export interface StatusWrite {
@@ -58,8 +60,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     nodeLabels: input.nodeLabels,
   });
   // Only when the content changes (docs/status-protocol.md): liveness is the Lease's business.
-  if (!shouldWrite(previous, status) && !legacyHeartbeatDue(previous, status, now, input.legacyHeartbeatMs))
-    return {};
+  if (!shouldWrite(previous, status)) return {};
   return {
     write: {
       status,
@@ -68,16 +69,4 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
       gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
     },
   };
-}
-
-/** The former once-a-minute rewrite of an unchanged status, kept for the reader-traffic benchmark. */
-function legacyHeartbeatDue(
-  written: ClusterTopologyStatus | undefined,
-  next: ClusterTopologyStatus,
-  now: Date,
-  ms: number | undefined,
-): boolean {
-  if (ms === undefined || !next.lastPollTime || next.lastPollTime === written?.lastPollTime) return false;
-  const last = written?.lastPollTime ? Date.parse(written.lastPollTime) : 0;
-  return now.getTime() - last >= ms;
 }

@@ -3,7 +3,7 @@ import type { Kube } from '../kube/client.js';
 import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
 import { podsPath } from '../kube/paths.js';
 import { Reflector, type PollOutcome } from '../kube/reflector.js';
-import { summarizePod, type PodSummary, type PodView } from './status.js';
+import { summarizePod, type PodSummary, type PodView } from './pod-summary.js';
 
 /**
  * Each served topology's pod source: a reflector over the pods its selector matches, re-listed

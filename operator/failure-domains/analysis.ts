@@ -1,10 +1,10 @@
 import {
   checkFailureDomainSettings,
-  checkMembers,
   effectiveLevels,
-  FailureDomainInputError,
   isDefaultLevels,
-} from './settings.js';
+} from '../api/failure-domain-settings.js';
+import { checkMembers, FailureDomainInputError } from './settings.js';
+import { plural } from './text.js';
 import {
   ANALYSIS_OFF,
   MEMBER_LIST_CAP,
@@ -107,7 +107,7 @@ import {
  * overall `verdict`: `NoVoters` if W = 0; else, over the judged levels, `Breaks` if one says
  * False, `AtRisk` if one says Unknown (or none is judged), else `Survives`.
  *
- * Invalid input (see `settings.ts`) throws {@link FailureDomainInputError}; everything else is a
+ * Invalid input (see `settings.ts` and `api/failure-domain-settings.ts`) throws {@link FailureDomainInputError}; everything else is a
  * total, pure function of its arguments.
  */
 export function analyzeFailureDomains(
@@ -131,8 +131,8 @@ export function analyzeFailureDomains(
   const missingVoters = expected !== undefined && expected > votersFound ? expected - votersFound : 0;
   if (missingVoters > 0)
     warnings.push(
-      `expectedVoters is ${expected} but ${votersFound} ${plural(votersFound, 'voter was', 'voters were')} found: ` +
-        `${missingVoters} more ${plural(missingVoters, 'is', 'are')} counted as ${plural(missingVoters, 'a voter', 'voters')} of unknown placement, not ready`,
+      `expectedVoters is ${expected} but ${plural(votersFound, 'voter was', 'voters were')} found: ` +
+        `${missingVoters} more ${missingVoters === 1 ? 'is counted as a voter' : 'are counted as voters'} of unknown placement, not ready`,
     );
   else if (expected !== undefined && expected < votersFound)
     warnings.push(
@@ -677,10 +677,6 @@ export function compare(a: string, b: string): number {
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
-}
-
-function plural(n: number, one: string, many: string): string {
-  return n === 1 ? one : many;
 }
 
 function quote(s: string): string {

@@ -34,14 +34,13 @@ export {
   quorumOf,
 } from './analysis.js';
 export { analyzePeers, MAX_VOTES_PER_MEMBER, type PeerForAnalysis } from './voters.js';
-export { matchesSelector, parseLabelSelector, type LabelSelector } from './label-selector.js';
+export { matchesSelector, parseLabelSelector, type LabelSelector } from '../api/label-selector.js';
 export {
   checkFailureDomainSettings,
-  checkMembers,
   effectiveLevels,
-  FailureDomainInputError,
   isDefaultLevels,
-} from './settings.js';
+} from '../api/failure-domain-settings.js';
+export { checkMembers, FailureDomainInputError } from './settings.js';
 export { LAYOUT_MAX_VOTERS, parseLayout, type LayoutParseResult } from './layout.js';
 export {
   CONDITION_DOMAIN_CAP,

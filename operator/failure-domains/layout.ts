@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
 
-import { checkFailureDomainSettings } from './settings.js';
+import { checkFailureDomainSettings } from '../api/failure-domain-settings.js';
 import type { FailureDomainLevel, FailureDomainSettings, Member } from './types.js';
 
 /**

@@ -37,12 +37,8 @@ export interface Member {
   ready?: boolean;
 }
 
-/** The well-known node labels, from the widest domain to the narrowest. */
-export const defaultFailureDomainLevels: readonly Readonly<FailureDomainLevel>[] = Object.freeze([
-  Object.freeze({ key: 'topology.kubernetes.io/region' }),
-  Object.freeze({ key: 'topology.kubernetes.io/zone' }),
-  Object.freeze({ key: 'kubernetes.io/hostname' }),
-]);
+/** The well-known node labels, from the widest domain to the narrowest (the API's default). */
+export { defaultFailureDomainLevels } from '../api/failure-domain-settings.js';
 
 /** How many member names one list in the output holds; the rest are only counted. */
 export const MEMBER_LIST_CAP = 20;

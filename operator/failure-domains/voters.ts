@@ -1,6 +1,11 @@
 import { VOTES_ANNOTATION } from '../api/schema.js';
 import { failureDomainsResult } from './analysis.js';
-import { matchesNothing, matchesSelector, parseLabelSelector, type LabelSelector } from './label-selector.js';
+import {
+  matchesNothing,
+  matchesSelector,
+  parseLabelSelector,
+  type LabelSelector,
+} from '../api/label-selector.js';
 import type { FailureDomainSettings, FailureDomainsResult, Member } from './types.js';
 
 /**

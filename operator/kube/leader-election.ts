@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { microTime } from './micro-time.js';
 import { ApiError, type Kube } from './client.js';
 import { leasesPath } from './paths.js';
 
@@ -51,8 +52,6 @@ interface Lease {
   spec: LeaseSpec;
 }
 
-/** RFC 3339 with microseconds, the MicroTime format Lease times use. */
-const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
 /** "403 Forbidden: …" for an API answer, the message alone for a transport error (TLS, DNS, …). */
 const describe = (e: unknown) =>
   e instanceof ApiError ? `${e.code} ${e.reason}: ${e.message}` : (e as Error).message;

@@ -29,6 +29,9 @@ export interface Failure {
   message: string;
 }
 
+/** The API server refused who we are (401) or what we asked (403): retrying alone will not help. */
+export const isForbidden = (f: Pick<Failure, 'code'>): boolean => f.code === 401 || f.code === 403;
+
 export type ReflectorState =
   | { phase: 'Empty' }
   | { phase: 'Listing'; attempt: number }

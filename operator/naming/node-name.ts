@@ -7,15 +7,20 @@ import { isIPv4, isIPv6 } from 'node:net';
  * - `name@host`, at most 255 characters in all;
  * - name: one or more of `A–Z a–z 0–9 _ -`;
  * - host: an RFC 1123 DNS name (labels of 1–63 letters, digits or `-`, not starting or
- *   ending with `-`; 253 characters at most), an IPv4 address or an IPv6 address.
+ *   ending with `-`; 253 characters at most), an IPv4 address or an IPv6 address (without a
+ *   zone ID such as `%eth0`: an interface of one host means nothing to another).
  *
- * Nothing else passes, so a value from a pod annotation can never carry quoting, shell or
+ * The OTP library applies the same grammar (clients/beam/src/cluster_topology_name.erl); a test
+ * holds the two to the same verdict and problem. Nothing else passes, so a value from a pod annotation can never carry quoting, shell or
  * Erlang term syntax to the places a node name goes.
  */
 export const MAX_NODE_NAME_LENGTH = 255;
 
 const NAME_PART = /^[A-Za-z0-9_-]+$/;
 const DNS_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+const ZONE_PROBLEM =
+  'the host part (after @) is an IPv6 address with a zone ID (such as %eth0), which no other node can use';
 
 export type NodeNameCheck = { ok: true } | { ok: false; problem: string };
 
@@ -35,7 +40,13 @@ export function checkHostPart(host: string): NodeNameCheck {
   if (host.length === 0) return { ok: false, problem: 'the host part (after @) is empty' };
   // Only an IPv6 address holds a colon; the cheap DNS check goes first (node:net's IP checks cost
   // more than the rest of naming a pod).
-  if (host.includes(':') ? isIPv6(host) : isDnsName(host) || isIPv4(host)) return { ok: true };
+  if (!host.includes(':')) {
+    if (isDnsName(host) || isIPv4(host)) return { ok: true };
+  } else {
+    const zone = host.indexOf('%');
+    if (zone < 0 && isIPv6(host)) return { ok: true };
+    if (zone >= 0 && isIPv6(host.slice(0, zone))) return { ok: false, problem: ZONE_PROBLEM };
+  }
   return { ok: false, problem: 'the host part (after @) is neither a DNS name (RFC 1123) nor an IP address' };
 }
 

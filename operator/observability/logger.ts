@@ -70,5 +70,3 @@ export function createLogger(
     );
   };
 }
-
-export const silentLog: Log = () => {};

@@ -1,5 +1,7 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { API_VERSION, KIND } from '../api/schema.js';
+import { deepEqual } from '../api/json.js';
+import { microTime } from '../kube/micro-time.js';
 import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } from './read.js';
 
 /**
@@ -9,7 +11,7 @@ import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } fro
  */
 
 /** The status without `lastPollTime`, which moves on every poll: what decides whether to write. */
-export function statusContent(s: ClusterTopologyStatus | undefined): unknown {
+function statusContent(s: ClusterTopologyStatus | undefined): unknown {
   if (!s) return undefined;
   const { lastPollTime: _t, ...rest } = s;
   return rest;
@@ -24,22 +26,6 @@ export function shouldWrite(
   next: ClusterTopologyStatus,
 ): boolean {
   return !deepEqual(statusContent(written), statusContent(next));
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
-  }
-  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
 }
 
 /** What the writer remembers of one topology's Lease between polls. */
@@ -60,9 +46,6 @@ export function renewDue(state: RenewState, ok: boolean, now: number): boolean {
   if (state.renewedAt === undefined || state.failedSince) return true;
   return now - state.renewedAt >= RENEW_EVERY_S * 1000;
 }
-
-/** RFC 3339 with microseconds, the MicroTime format a Lease's times use. */
-export const microTime = (d: Date) => d.toISOString().replace(/Z$/, '000Z');
 
 export interface TopologyRef {
   namespace: string;

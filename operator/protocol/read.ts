@@ -1,4 +1,5 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
+import { isForbidden } from '../kube/reflector-machine.js';
 
 /**
  * The reader's side of the status protocol (docs/status-protocol.md), as pure functions: from
@@ -96,11 +97,6 @@ export function peerOfPod(status: ClusterTopologyStatus | undefined, pod: string
   return Array.isArray(status?.peers) ? status.peers.find((p) => p.pod === pod) : undefined;
 }
 
-/** The pods of the peer list (the members the failure-domain analysis counted). */
-export function peerPods(status: ClusterTopologyStatus | undefined): string[] {
-  return Array.isArray(status?.peers) ? status.peers.map((p) => p.pod) : [];
-}
-
 /** The exclusions of one pod (it may have more than one). */
 export function exclusionsOfPod(status: ClusterTopologyStatus | undefined, pod: string): ExcludedPod[] {
   return Array.isArray(status?.excluded) ? status.excluded.filter((e) => e.pod === pod) : [];
@@ -151,9 +147,8 @@ export function readTopology(object: ObjectRead, lease: LeaseRead, now: Date): R
       return keep('NoStatusYet', 'the first read is under way');
     case 'failed': {
       const f = object.failure;
-      const forbidden = f.code === 401 || f.code === 403;
       return keep(
-        forbidden ? 'Forbidden' : 'ApiUnreachable',
+        isForbidden(f) ? 'Forbidden' : 'ApiUnreachable',
         f.code ? `${f.code} ${f.reason}: ${f.message}` : f.message,
       );
     }

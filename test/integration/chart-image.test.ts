@@ -32,6 +32,9 @@ describe('the container image (Dockerfile build steps, emulated)', () => {
     expect(r.out).toMatch(/RUN npm run build/);
     expect(r.out).toMatch(/RUN npm ci --omit=dev/);
     expect(r.out).toMatch(/none of \d+ dev-only packages/);
+    expect(r.out).toMatch(
+      /the final stage holds bin\/, dist\/operator\/, crds\/ and production node_modules/,
+    );
     expect(r.out).toMatch(/running the entrypoint as 65532:65532 with the stage read-only/);
     expect(r.out).toMatch(/ctopo --help and ctopo operator --help work/);
     expect(r.out).toMatch(/ctopo agent --help works/);
@@ -52,5 +55,21 @@ describe('the container image (Dockerfile build steps, emulated)', () => {
     const r = await check(['--dockerfile', file]);
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/FAILED: dev-only packages in the final image: .*node_modules\//);
+  }, 300_000);
+
+  it('catches a final stage that carries more than what runs (a dev tool in dist/)', async () => {
+    const dockerfile = await readFile(join(repoRoot, 'Dockerfile'), 'utf8');
+    const broken = dockerfile
+      .replace(
+        /RUN npm run build\n/,
+        'RUN npm run build && mkdir -p dist/dev && echo "" > dist/dev/main.js\n',
+      )
+      .replace('COPY --from=build /src/dist/operator ./dist/operator', 'COPY --from=build /src/dist ./dist');
+    expect(broken).not.toBe(dockerfile);
+    const file = join(await mkdtemp(join(tmpdir(), 'ctopo-dockerfile-')), 'Dockerfile');
+    await writeFile(file, broken);
+    const r = await check(['--dockerfile', file]);
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/FAILED: the final image holds more than what runs: dist\/dev\//);
   }, 300_000);
 });

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { freshNamespace, kubectl, kubectlOk, kubeconfigForToken, sharedCluster } from '../support/cluster.js';
 import { CHART_DIR, EXAMPLES_DIR, helm, helmOk } from '../support/helm.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { freshNamespace, kubectl, kubectlOk, sharedCluster } from '../support/cluster.js';
 import {
   CHART_DIR,

@@ -2,19 +2,24 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
-import { isOurs } from '../../operator/devcluster/processes.js';
+import { readState, stopControlPlane } from '../../dev/cluster/control-plane.js';
+import { isOurs } from '../../dev/cluster/processes.js';
 import { processesMatching } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
 import { kubectl } from '../support/cluster.js';
+import { ctopoDevBin } from '../support/operator-process.js';
 import { runCtopo } from './cli-run.js';
 
+const devCluster = (args: string[], opts: { timeoutMs?: number } = {}) =>
+  runCtopo(['dev-cluster', ...args], { ...opts, bin: ctopoDevBin });
+
 /**
- * `ctopo dev-cluster up` as a user runs it: the CRD comes installed, and `up` after `down`
- * starts the same cluster again (same CA, port and data), so what was talking to it reconnects;
- * after a crash of the API server, `up` starts it again beside the etcd that still runs.
+ * `npm run dev-cluster -- up` as a user runs it (the dev tools' entry): the CRD comes installed,
+ * and `up` after `down` starts the same cluster again (same CA, port and data), so what was
+ * talking to it reconnects; after a crash of the API server, `up` starts it again beside the etcd
+ * that still runs.
  */
-describe('ctopo dev-cluster', () => {
+describe('npm run dev-cluster', () => {
   let dir = '';
   afterAll(async () => {
     if (dir) await stopControlPlane(dir);
@@ -23,7 +28,7 @@ describe('ctopo dev-cluster', () => {
   it('installs the CRD and restarts with its CA, port and data', async () => {
     // Starting a control plane twice takes a while on a loaded machine; the limits are generous.
     dir = await mkdtemp(join(tmpdir(), 'ctopo-devcli-'));
-    const up = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    const up = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
     expect(up.stderr + up.stdout).toContain('dev cluster up');
     expect(up.code).toBe(0);
     const first = (await readState(dir))!;
@@ -36,10 +41,10 @@ describe('ctopo dev-cluster', () => {
     );
     expect((await kubectl(first, ['create', 'namespace', 'kept-across-restart'])).code).toBe(0);
 
-    expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
-    expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).code).toBe(1);
+    expect((await devCluster(['down', '--state', dir])).code).toBe(0);
+    expect((await devCluster(['status', '--state', dir])).code).toBe(1);
 
-    const again = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    const again = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
     expect(again.code).toBe(0);
     const second = (await readState(dir))!;
     expect(second.server).toBe(first.server);
@@ -57,13 +62,13 @@ describe('ctopo dev-cluster', () => {
       async () => !(await isOurs(before.apiserver.pid, before.binaries.kubeApiserver)),
     );
 
-    const status = await runCtopo(['dev-cluster', 'status', '--state', dir]);
+    const status = await devCluster(['status', '--state', dir]);
     expect(status.code).toBe(1);
     expect(status.stdout).toContain(`partly running (${dir}):`);
     expect(status.stdout).toContain(`  etcd: runs (pid ${before.etcd.pid})`);
     expect(status.stdout).toContain('  kube-apiserver: not running');
 
-    const up = await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 });
+    const up = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
     expect(up.stderr).toContain(`etcd still runs (pid ${before.etcd.pid}), so only kube-apiserver starts`);
     expect(up.code).toBe(0);
     const after = (await readState(dir))!;
@@ -71,16 +76,16 @@ describe('ctopo dev-cluster', () => {
     expect(after.server).toBe(before.server);
     const ns = await kubectl(after, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
     expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
-    expect((await runCtopo(['dev-cluster', 'status', '--state', dir])).stdout).toContain('running: ');
+    expect((await devCluster(['status', '--state', dir])).stdout).toContain('running: ');
 
     // Every process that uses this directory: exactly the two recorded, and none once stopped.
     const using = () => processesMatching(new RegExp(`${dir}/`));
     expect((await using()).map((l) => Number(l.split(':')[0])).sort()).toEqual(
       [after.etcd.pid, after.apiserver.pid].sort(),
     );
-    expect((await runCtopo(['dev-cluster', 'down', '--state', dir])).code).toBe(0);
+    expect((await devCluster(['down', '--state', dir])).code).toBe(0);
     expect(await using()).toEqual([]);
-    expect((await runCtopo(['dev-cluster', 'up', '--state', dir], { timeoutMs: 180_000 })).code).toBe(0);
+    expect((await devCluster(['up', '--state', dir], { timeoutMs: 180_000 })).code).toBe(0);
   }, 420_000);
 
   it('kubeconfig --as writes a kubeconfig that authenticates as that service account, nothing more', async () => {
@@ -89,8 +94,7 @@ describe('ctopo dev-cluster', () => {
       0,
     );
     const file = join(dir, 'reader.kubeconfig');
-    const r = await runCtopo([
-      'dev-cluster',
+    const r = await devCluster([
       'kubeconfig',
       '--state',
       dir,

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { freshNamespace, kubectlOk, sharedCluster } from '../support/cluster.js';
 import { createPod, setPodStatus } from '../support/objects.js';
 import { fixture, runCtopo } from './cli-run.js';

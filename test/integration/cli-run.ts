@@ -9,15 +9,18 @@ export function fixture(dir: 'pods' | 'layouts', name: string): string {
   return fileURLToPath(new URL(`../../../test/fixtures/${dir}/${name}`, import.meta.url));
 }
 
-/** Runs `node bin/ctopo.js args…` to its end; `input` is its standard input. Never throws on exit code. */
+/**
+ * Runs `node bin/ctopo.js args…` (or `bin`, e.g. the dev tools' entry) to its end; `input` is its
+ * standard input. Never throws on exit code.
+ */
 export function runCtopo(
   args: string[],
-  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  opts: { input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; bin?: string } = {},
 ): Promise<RunResult> {
   return new Promise((ok) => {
     const child = execFile(
       process.execPath,
-      [ctopoBin, ...args],
+      [opts.bin ?? ctopoBin, ...args],
       {
         env: { ...process.env, ...opts.env },
         timeout: opts.timeoutMs ?? 60_000,

@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readState, stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, stopControlPlane } from '../../dev/cluster/control-plane.js';
 import { kubectl } from '../support/cluster.js';
 import { waitFor } from '../support/wait.js';
 

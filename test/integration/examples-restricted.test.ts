@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { freshNamespace, installCrd, kubectl, kubectlOk, sharedCluster } from '../support/cluster.js';
 import { EXAMPLES_DIR } from '../unit/packaging/paths.js';
 

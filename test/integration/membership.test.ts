@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerMember, type PeerWatch } from '../../operator/index.js';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
 import { kubectl, kubectlOk } from '../support/cluster.js';
 import { applyTopology, condition, createPod, setPodStatus, topologyStatus } from '../support/objects.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { privateCluster } from '../support/cluster.js';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { helmBinary } from '../support/helm.js';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

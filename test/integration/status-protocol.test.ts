@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectlOk } from '../support/cluster.js';
 import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerWatch } from '../../operator/index.js';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectlOk } from '../support/cluster.js';
 import { applyTopology, createPod, deletePod, setPodStatus } from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { readState, type ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import { readState, type ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectl, kubectlOk } from '../support/cluster.js';
 import { CHART_DIR, EXAMPLES_DIR, helm } from '../support/helm.js';
 import { waitFor } from '../support/wait.js';

@@ -20,6 +20,17 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 export { beamClientDir as clientDir } from './erlang.js';
 const probeSource = join(repoRoot, 'test', 'fixtures', 'beam-client', 'ct_probe.erl');
 
+/** The client's timings shortened for a test (its defaults are seconds to minutes). */
+export const FAST_CLIENT = {
+  backoff_min_ms: 100,
+  backoff_max_ms: 1000,
+  retry_ms: 500,
+  reconnect_delay_ms: 100,
+  watch_timeout_s: 3,
+  request_timeout_ms: 5000,
+  connect_timeout_ms: 3000,
+};
+
 /** Compiles the library and the probe into `<dir>/ebin`; returns that directory. */
 export async function buildClient(dir?: string): Promise<string> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'ctopo-beamclient-')));
@@ -58,8 +69,10 @@ export interface ProbeOptions {
   readonly client: Record<string, unknown>;
   /** HOSTNAME for the node (the pod name the client's self check uses). */
   readonly hostname?: string;
-  /** Extra erl arguments (e.g. TLS distribution). */
+  /** Extra erl arguments (e.g. TLS distribution's `-ssl_dist_optfile`). */
   readonly erlArgs?: readonly string[];
+  /** `-proto_dist` (e.g. `inet_tls`, `inet6_tls`); default inet_tcp, or inet6_tcp for an IPv6 world. */
+  readonly protoDist?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly sampleMs?: number;
 }
@@ -92,7 +105,14 @@ export class ProbeNode {
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
       'erl',
-      [...localNodeArgs(name), '-pa', ebin, ...(opts.erlArgs ?? []), '-eval', 'ct_probe:start()'],
+      [
+        ...localNodeArgs(name, opts.protoDist),
+        '-pa',
+        ebin,
+        ...(opts.erlArgs ?? []),
+        '-eval',
+        'ct_probe:start()',
+      ],
       {
         env: {
           ...erl.childEnv(),

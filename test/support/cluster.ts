@@ -3,14 +3,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { installCrd as installDevCrd } from '../../operator/devcluster/crd.js';
+import { installCrd as installDevCrd } from '../../dev/cluster/crd.js';
 import {
   kubeconfigFor,
   readState,
   startControlPlane,
   stopControlPlane,
   type ControlPlaneState,
-} from '../../operator/devcluster/control-plane.js';
+  type IpFamily,
+} from '../../dev/cluster/control-plane.js';
 
 /** The run's shared control plane (started by global-setup). */
 export async function sharedCluster(): Promise<ControlPlaneState> {
@@ -24,10 +25,15 @@ export async function sharedCluster(): Promise<ControlPlaneState> {
   return s;
 }
 
-/** A control plane of the test's own, for tests that stop or pause the API server. */
-export async function privateCluster(): Promise<{ state: ControlPlaneState; stop: () => Promise<void> }> {
+/**
+ * A control plane of the test's own, for tests that stop or pause the API server, or that need
+ * it on [::1] (`ipFamily: 'ipv6'`).
+ */
+export async function privateCluster(
+  opts: { ipFamily?: IpFamily } = {},
+): Promise<{ state: ControlPlaneState; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ctopo-private-'));
-  const state = await startControlPlane(dir);
+  const state = await startControlPlane(dir, opts);
   return { state, stop: async () => void (await stopControlPlane(dir)) };
 }
 

@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 
 /**
  * A TLS-terminating reverse proxy in front of the real API server that can answer with any

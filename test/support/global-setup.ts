@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startControlPlane } from '../../operator/devcluster/control-plane.js';
+import { startControlPlane } from '../../dev/cluster/control-plane.js';
 
 /**
  * One real control plane (etcd + kube-apiserver) for the whole integration run. Its state

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { stopControlPlane } from '../../dev/cluster/control-plane.js';
 
 export default async function globalTeardown(): Promise<void> {
   const dir = process.env.CTOPO_TEST_STATE_DIR;

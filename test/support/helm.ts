@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { ensureBinaries } from '../../operator/devcluster/binaries.js';
+import { ensureBinaries } from '../../dev/cluster/binaries.js';
 import type { RunResult } from './cluster.js';
 
 /** The real helm (built from Go modules and cached like the control plane), run on the chart in charts/. */

@@ -1,13 +1,13 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readState, startControlPlane } from '../../operator/devcluster/control-plane.js';
+import { readState, startControlPlane } from '../../dev/cluster/control-plane.js';
 
 /**
  * The real node's tests (jest project `node`, only with CTOPO_REAL_NODE=1): one dev cluster with
- * a real node for the run (`ctopo dev-cluster up --node`), its state directory handed to the
+ * a real node for the run (`npm run dev-cluster -- up --node`), its state directory handed to the
  * workers in CTOPO_NODE_STATE_DIR. Needs root, cgroups and overlayfs (docs/real-node.md).
  * CTOPO_NODE_STATE_DIR set beforehand names a dev cluster with a node that is already up
- * (`ctopo dev-cluster up --node --state DIR`): the tests use it and leave it running.
+ * (`npm run dev-cluster -- up --node --state DIR`): the tests use it and leave it running.
  */
 export default async function nodeSetup(): Promise<void> {
   const given = process.env.CTOPO_NODE_STATE_DIR;

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { stopControlPlane } from '../../operator/devcluster/control-plane.js';
+import { stopControlPlane } from '../../dev/cluster/control-plane.js';
 
 export default async function nodeTeardown(): Promise<void> {
   const dir = process.env.CTOPO_NODE_STATE_DIR;

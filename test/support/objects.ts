@@ -1,4 +1,4 @@
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
 import { kubectl, kubectlOk } from './cluster.js';
 

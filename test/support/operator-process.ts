@@ -5,8 +5,13 @@ import { waitFor } from './wait.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const ctopoBin = join(repoRoot, 'bin', 'ctopo.js');
+/** The dev tools' entry (`npm run demo`, `npm run dev-cluster`): dev/main.ts, compiled. */
+export const ctopoDevBin = join(repoRoot, 'dist', 'dev', 'main.js');
 
-/** A `ctopo` process (operator or agent) as users run it, with its output kept for assertions. */
+/**
+ * A `ctopo` process (operator or agent) as users run it, with its output kept for assertions;
+ * with `bin` ctopoDevBin, a dev tool (the demo).
+ */
 export class CtopoProcess {
   private static readonly running = new Set<CtopoProcess>();
   readonly child: ChildProcess;
@@ -14,8 +19,8 @@ export class CtopoProcess {
   exitCode: number | null | undefined;
   private exited: Promise<number | null>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = {}) {
-    this.child = spawn(process.execPath, [ctopoBin, ...args], {
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}, bin = ctopoBin) {
+    this.child = spawn(process.execPath, [bin, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

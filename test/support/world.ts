@@ -1,4 +1,4 @@
-import type { ControlPlaneState } from '../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { freshNamespace, installCrd, kubeconfigForUser, sharedCluster } from './cluster.js';
 import { grantOperatorRbac } from './objects.js';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real node of `ctopo dev-cluster up --node`: containerd, runc, a CNI bridge, kube-proxy and
+# The real node of `npm run dev-cluster -- up --node`: containerd, runc, a CNI bridge, kube-proxy and
 # a kubelet, all inside one network namespace this script creates. The control plane (started by
 # ctopo, in the machine's own network namespace) has made the certificates and kubeconfigs in
 # $STATE/node before `up`.

@@ -118,7 +118,7 @@ open(#{host := Host, port := Port, tls := TLS} = Conf) ->
             {ok, IP} -> IP;
             _ -> Host
         end,
-    Base = [binary, {active, false}, {packet, raw}],
+    Base = [binary, {active, false}, {packet, raw} | family(Host)],
     Result =
         case TLS of
             true -> ssl_connect(Addr, Host, Port, Base ++ maps:get(ssl, Conf), Timeout);
@@ -136,6 +136,14 @@ open(#{host := Host, port := Port, tls := TLS} = Conf) ->
 ssl_connect(_Addr, Host, Port, Opts, Timeout) ->
     ssl:connect(Host, Port, Opts, Timeout).
 
+%% An IPv6 literal (`fd00::1', from `https://[fd00::1]:443' or a bare KUBERNETES_SERVICE_HOST) is
+%% looked up in its family: without `inet6' the resolver takes it for a host name (nxdomain).
+family(Host) ->
+    case inet:parse_strict_address(Host) of
+        {ok, {_, _, _, _, _, _, _, _}} -> [inet6];
+        _ -> []
+    end.
+
 close_conn(#conn{mod = M, sock = S}) ->
     catch M:close(S),
     ok.
@@ -144,7 +152,7 @@ send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->
     HostHdr =
         case Conf of
             #{host_header := H} -> H;
-            #{host := H, port := P} -> [H, $:, integer_to_list(P)]
+            #{host := H, port := P} -> [bracketed(H), $:, integer_to_list(P)]
         end,
     Headers = maps:get(headers, Conf, []) ++ Extra,
     Req = [
@@ -156,6 +164,13 @@ send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->
     case M:send(S, Req) of
         ok -> ok;
         {error, Why} -> throw({http, {send, Why}})
+    end.
+
+%% The Host header writes an IPv6 address in brackets, as in a URL (RFC 7230 §5.4).
+bracketed(H) ->
+    case family(H) of
+        [inet6] -> [$[, H, $]];
+        [] -> H
     end.
 
 recv(#conn{mod = M, sock = S, timeout = T, buf = B} = C) ->

@@ -5,12 +5,14 @@
 %% - `name@host', at most 255 characters in all;
 %% - name: one or more of `A-Z a-z 0-9 _ -';
 %% - host: an RFC 1123 DNS name (labels of 1-63 letters, digits or `-', not starting or ending
-%%   with `-'; 253 characters at most), an IPv4 address or an IPv6 address.
+%%   with `-'; 253 characters at most), an IPv4 address or an IPv6 address (without a zone ID
+%%   such as `%eth0': an interface of one host means nothing to another).
 -module(cluster_topology_name).
 
 -export([check/1, to_atom/1]).
 
 -define(MAX_LEN, 255).
+-define(NOT_A_HOST, <<"the host part (after @) is neither a DNS name (RFC 1123) nor an IP address">>).
 
 -spec check(binary()) -> ok | {error, binary()}.
 check(Name) when is_binary(Name), byte_size(Name) > ?MAX_LEN ->
@@ -41,9 +43,18 @@ to_atom(Name) ->
 check_host(<<>>) ->
     {error, <<"the host part (after @) is empty">>};
 check_host(H) ->
-    case is_ip(H) orelse is_dns_name(H) of
-        true -> ok;
-        false -> {error, <<"the host part (after @) is neither a DNS name (RFC 1123) nor an IP address">>}
+    case binary:split(H, <<"%">>) of
+        [_] ->
+            case is_ip(H) orelse is_dns_name(H) of
+                true -> ok;
+                false -> {error, ?NOT_A_HOST}
+            end;
+        [Addr, _Zone] ->
+            %% Only IPv6 addresses have zones, and OTP's parser would drop the zone.
+            case binary:match(Addr, <<":">>) =/= nomatch andalso is_ip(Addr) of
+                true -> {error, <<"the host part (after @) is an IPv6 address with a zone ID (such as %eth0), which no other node can use">>};
+                false -> {error, ?NOT_A_HOST}
+            end
     end.
 
 is_ip(H) ->

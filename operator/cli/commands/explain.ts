@@ -15,7 +15,7 @@ import {
   type SelectorCheck,
   type TopologyFacts,
 } from '../explain-report.js';
-import { splitSelector } from '../selector.js';
+import { splitSelector } from '../../api/label-selector.js';
 import { ApiError, type Kube } from '../../kube/client.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../naming/index.js';
 import { sanitizeCell } from '../../naming/quote.js';

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { flagsFor, helpFor, loadConfig } from '../../config/load.js';
-import { operatorOptions, type OperatorConfig } from '../../operator/config.js';
-import { runOperator } from '../../operator/run.js';
+import { operatorOptions, type OperatorConfig } from '../../manager/config.js';
+import { runOperator } from '../../manager/run.js';
 
 export const operatorCommand: Command = {
   name: 'operator',

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { startApiserver, stopApiserver } from '../../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
+import { startApiserver, stopApiserver } from '../../../dev/cluster/control-plane.js';
 import { installCrd, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
 import {
   applyTopology,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { installCrd, kubectl, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
 import {
   applyTopology,

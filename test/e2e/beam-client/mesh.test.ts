@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
-import { startApiserver, stopApiserver } from '../../../operator/devcluster/control-plane.js';
-import { mintClient } from '../../../operator/devcluster/pki.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
+import { startApiserver, stopApiserver } from '../../../dev/cluster/control-plane.js';
+import { mintClient } from '../../../dev/cluster/pki.js';
 import { installCrd, kubectl, kubectlOk, kubeconfigForUser, privateCluster } from '../../support/cluster.js';
 import {
   applyTopology,
@@ -19,8 +19,9 @@ import {
   type RbacSubject,
 } from '../../support/objects.js';
 import { CtopoProcess, startOperator } from '../../support/operator-process.js';
-import { ErlangTestEnv, run } from '../../support/erlang.js';
-import { buildClient, ProbeNode } from '../../support/beam-client.js';
+import { ErlangTestEnv } from '../../support/erlang.js';
+import { buildClient, FAST_CLIENT, ProbeNode } from '../../support/beam-client.js';
+import { distTlsOptfile } from '../../support/dist-tls.js';
 import { sleep, waitFor } from '../../support/wait.js';
 
 /**
@@ -32,17 +33,6 @@ import { sleep, waitFor } from '../../support/wait.js';
 
 const NS = 'app';
 const NAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
-
-/** Options that keep the tests short: the real defaults are seconds to minutes. */
-const FAST = {
-  backoff_min_ms: 100,
-  backoff_max_ms: 1000,
-  retry_ms: 500,
-  reconnect_delay_ms: 100,
-  watch_timeout_s: 3,
-  request_timeout_ms: 5000,
-  connect_timeout_ms: 3000,
-};
 
 /** What the library needs: get and watch on its one ClusterTopology and its Lease. */
 const BEAM_SA: RbacSubject = { kind: 'ServiceAccount', name: 'beam', namespace: NS };
@@ -63,7 +53,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
 
   /** A service-account mount as a pod has it (token, ca.crt, namespace), with the API's env. */
   const inPod = (dir: string) => ({
-    client: { name: 'web', service_account_dir: dir, ...FAST },
+    client: { name: 'web', service_account_dir: dir, ...FAST_CLIENT },
     env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(s.apiserver.port) },
   });
   const startNode = async (short: string, dir = saDir) => {
@@ -310,67 +300,7 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
 
   it('TLS distribution (-proto_dist inet_tls): nodes the sidecar cannot drive mesh through the client', async () => {
     // Certificates made here: a CA, and a node certificate it signs for 127.0.0.1 (IP and DNS SAN).
-    const pki = join(erl.root, 'dist-pki');
-    await mkdir(pki);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-    const ssl = async (args: string[]) => {
-      const r = await run('openssl', args, env, 60_000);
-      if (r.code !== 0) throw new Error(`openssl ${args.join(' ')}: ${r.stderr}`);
-    };
-    const f = (n: string) => join(pki, n);
-    await ssl([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=dist-ca',
-      '-keyout',
-      f('ca.key'),
-      '-out',
-      f('ca.crt'),
-    ]);
-    await ssl([
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-keyout',
-      f('node.key'),
-      '-out',
-      f('node.csr'),
-    ]);
-    await writeFile(
-      f('ext.cnf'),
-      'subjectAltName=IP:127.0.0.1,DNS:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n',
-    );
-    await ssl([
-      'x509',
-      '-req',
-      '-in',
-      f('node.csr'),
-      '-CA',
-      f('ca.crt'),
-      '-CAkey',
-      f('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '2',
-      '-extfile',
-      f('ext.cnf'),
-      '-out',
-      f('node.crt'),
-    ]);
-    const side = `[{certfile, "${f('node.crt')}"}, {keyfile, "${f('node.key')}"}, {cacertfile, "${f('ca.crt')}"}, {verify, verify_peer}]`;
-    await writeFile(
-      f('dist.conf'),
-      `[{server, ${side.slice(0, -1)}, {fail_if_no_peer_cert, true}]}, {client, ${side}}].\n`,
-    );
+    const optfile = await distTlsOptfile(join(erl.root, 'dist-pki'), '127.0.0.1');
 
     // A second topology for the TLS nodes; their client authenticates with a client certificate.
     await applyTopology(s, NS, 'tls', { selector: 'netzlive/pod-type=tls-service', pollingInterval: '1s' });
@@ -387,10 +317,10 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
           ca_file: s.pki.caCert,
           cert_file: creds.cert,
           key_file: creds.key,
-          ...FAST,
+          ...FAST_CLIENT,
         },
         hostname: m,
-        erlArgs: ['-proto_dist', 'inet_tls', '-ssl_dist_optfile', f('dist.conf')],
+        erlArgs: ['-proto_dist', 'inet_tls', '-ssl_dist_optfile', optfile],
       }),
     );
     for (const [i, p] of (await Promise.all(started)).entries()) nodes.set(members[i]!, p);

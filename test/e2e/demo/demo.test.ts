@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { CtopoProcess } from '../../support/operator-process.js';
+import { CtopoProcess, ctopoDevBin } from '../../support/operator-process.js';
 import { processesMatching } from '../../support/processes.js';
 import { waitFor } from '../../support/wait.js';
+
+/** `npm run demo -- args…` after its build: the dev tools' entry. */
+const demo = (args: string[] = []) => new CtopoProcess(['demo', ...args], {}, ctopoDevBin);
 
 /**
  * The processes a demo started and left behind: everything it starts (operator, agents, BEAM nodes
@@ -15,7 +18,7 @@ describe('npm run demo (the README’s first command)', () => {
   it.each(['erlang', 'file'])(
     'runs end to end with the %s connector, shows the expected quorum verdicts, and leaves nothing behind',
     async (connector) => {
-      const p = new CtopoProcess(['demo', '--connector', connector]);
+      const p = demo(['--connector', connector]);
       expect(await p.wait()).toBe(0);
       const out = p.output;
       expect(out).toMatch(
@@ -33,7 +36,7 @@ describe('npm run demo (the README’s first command)', () => {
   );
 
   it('by default joins its BEAM nodes with the OTP client library, no sidecar, and prints what each client reports', async () => {
-    const p = new CtopoProcess(['demo']);
+    const p = demo();
     expect(await p.wait()).toBe(0);
     const out = p.output;
     expect(out).toContain('each running the OTP client library (clients/beam), no sidecar');
@@ -53,7 +56,7 @@ describe('npm run demo (the README’s first command)', () => {
   });
 
   it('tears everything down when interrupted', async () => {
-    const p = new CtopoProcess(['demo', '--connector', 'erlang']);
+    const p = demo(['--connector', 'erlang']);
     await waitFor(
       'the demo to start its BEAM nodes',
       () => /starting real BEAM nodes/.test(p.output),

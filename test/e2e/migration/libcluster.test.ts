@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ControlPlaneState } from '../../../operator/devcluster/control-plane.js';
+import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { kubectlOk } from '../../support/cluster.js';
 import {
   applyTopology,

@@ -62,7 +62,7 @@ afterAll(async () => {
 describe('exec connector', () => {
   it('runs the program with exactly [args..., action, node], also for names that look like options', async () => {
     const c = await connector(5000, ['--cluster', 'web']);
-    const names = ['web-0@10.1.2.3', '-rf@127.0.0.1', '--help@h', 'a_b-c@x-y.z', 'x@::1', 'a@fe80::1%eth0'];
+    const names = ['web-0@10.1.2.3', '-rf@127.0.0.1', '--help@h', 'a_b-c@x-y.z', 'x@::1', 'a@fd00::1:2'];
     for (const n of names) {
       expect(await c.connect(n)).toMatchObject({ ok: true, action: 'connect', node: n });
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { CRD_PATH, TYPES_PATH, renderCrd, renderTypes } from '../../../operator/api/generate.js';
+import { CRD_PATH, TYPES_PATH, renderCrd, renderTypes } from '../../../dev/generate/api.js';
 
 describe('generated API files', () => {
   it('crds/ holds exactly what operator/api/schema.ts generates (run `npm run generate`)', async () => {

@@ -1,15 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { REFERENCE_PATH, flagsInHelp, renderReference } from '../../../operator/cli/reference.js';
+import { REFERENCE_PATH, flagsInHelp, renderReference } from '../../../dev/generate/reference.js';
 import { commands } from '../../../operator/cli/commands/index.js';
+import { devCommands } from '../../../dev/commands/index.js';
 
 describe('docs/reference.md', () => {
   it('holds exactly what the schema, the CLI and the metrics generate (run `npm run generate`)', async () => {
     expect(await readFile(REFERENCE_PATH, 'utf8')).toBe(await renderReference());
   });
 
-  it.each(commands.map((c) => [c.name, c] as const))(
-    '`ctopo %s --help` names every flag the command takes, and takes every flag it names',
+  it.each([...commands, ...devCommands].map((c) => [c.name, c] as const))(
+    '`%s --help` names every flag the command takes, and takes every flag it names',
     async (_name, entry) => {
       const cmd = await entry.load();
       const taken = new Set([...Object.keys(cmd.options), 'help']);

@@ -3,11 +3,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { Ajv, type ValidateFunction } from 'ajv';
 import fc from 'fast-check';
-import {
-  checkSchema,
-  formatSchemaErrors,
-  type CheckedSchema,
-} from '../../../operator/config/schema-check.js';
+import { checkSchema, type CheckedSchema } from '../../../operator/config/schema-check.js';
+import { formatSchemaErrors } from '../../../operator/api/schema-errors.js';
 import { connectorConfigSchema } from '../../../operator/agent/connectors/index.js';
 import { agentOptions } from '../../../operator/agent/config.js';
 import { loadConfig } from '../../../operator/config/load.js';

@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
 import { admit, type Admission } from '../../../operator/controller/admission.js';
 import { planReconcile, type ReconcileInput } from '../../../operator/controller/plan.js';
-import { summarizePod, type PodSummary, type PollView } from '../../../operator/controller/status.js';
+import type { PollView } from '../../../operator/controller/last-response.js';
+import { summarizePod, type PodSummary } from '../../../operator/controller/pod-summary.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../../operator/naming/index.js';
 
 /**

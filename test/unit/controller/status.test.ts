@@ -1,19 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { peerListOf } from '../../../operator/protocol/read.js';
-import fc from 'fast-check';
 import { validateSpec, type ResolvedSpec } from '../../../operator/api/validate.js';
 import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
-import {
-  computeStatus,
-  mergePatch,
-  peerChanges,
-  shouldWrite,
-  summarizePod,
-  type PodSummary,
-  type StatusInput,
-} from '../../../operator/controller/status.js';
+import { computeStatus, type StatusInput } from '../../../operator/controller/status.js';
+import { summarizePod, type PodSummary } from '../../../operator/controller/pod-summary.js';
+import { shouldWrite } from '../../../operator/protocol/publish.js';
+import { fullPod as full } from './pod-fixture.js';
 import { DEFAULT_NAMING_SETTINGS, resolvePeers } from '../../../operator/naming/index.js';
-import { setCondition } from '../../../operator/controller/conditions.js';
 
 const t = (s: number) => new Date(Date.UTC(2026, 11, 2, 12, 0, s));
 const spec = (extra: Record<string, unknown> = {}): ResolvedSpec => {
@@ -291,25 +284,6 @@ describe('computeStatus: declared voters and analysis Off', () => {
   });
 });
 
-describe('conditions', () => {
-  it('move lastTransitionTime only when the status flips', () => {
-    let c = setCondition([], { type: 'Ready', status: 'True', reason: 'A', message: 'm' }, t(0), 1);
-    c = setCondition(c, { type: 'Ready', status: 'True', reason: 'B', message: 'n' }, t(5), 2);
-    expect(c).toEqual([
-      {
-        type: 'Ready',
-        status: 'True',
-        reason: 'B',
-        message: 'n',
-        observedGeneration: 2,
-        lastTransitionTime: t(0).toISOString(),
-      },
-    ]);
-    c = setCondition(c, { type: 'Ready', status: 'False', reason: 'C', message: 'o' }, t(9), 2);
-    expect(c[0]!.lastTransitionTime).toBe(t(9).toISOString());
-  });
-});
-
 describe('writing', () => {
   const ok = computeStatus(base());
   it('writes when the content changed, never for lastPollTime alone (no heartbeat: the Lease carries liveness)', () => {
@@ -319,107 +293,9 @@ describe('writing', () => {
     expect(shouldWrite(ok, { ...ok, lastPollTime: t(3600).toISOString() })).toBe(false);
     expect(shouldWrite(ok, { ...ok, peerCount: 9 })).toBe(true);
   });
-
-  it('a merge patch that turns the old status into the new one, removals as null', () => {
-    const apply = (target: unknown, patch: unknown): unknown => {
-      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-      const out: Record<string, unknown> =
-        typeof target === 'object' && target !== null && !Array.isArray(target)
-          ? { ...(target as object) }
-          : {};
-      for (const [k, v] of Object.entries(patch)) {
-        if (v === null) delete out[k];
-        else
-          Object.defineProperty(out, k, {
-            value: apply(out[k], v),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-      }
-      return out;
-    };
-    const json = fc.jsonValue({ maxDepth: 3 });
-    fc.assert(
-      fc.property(
-        fc.dictionary(fc.string({ maxLength: 3 }), json),
-        fc.dictionary(fc.string({ maxLength: 3 }), json),
-        (a, b) => {
-          const clean = (o: unknown): unknown =>
-            JSON.parse(JSON.stringify(o, (_k, v) => (v === null ? undefined : v)) ?? 'null');
-          const [from, to] = [clean(a), clean(b)];
-          expect(apply(from, mergePatch(from, to))).toEqual(to);
-        },
-      ),
-      // Found by this property once: a key named __proto__ must stay data.
-      { examples: [[{}, { '': JSON.parse('{"__proto__":""}') as fc.JsonValue }]] },
-    );
-  });
-
-  it('names who joined and who left', () => {
-    const p = (n: string) => ({
-      nodeName: n,
-      pod: n,
-      uid: n,
-      podIP: '1.1.1.1',
-      node: '',
-      hostSource: 'PodIP' as const,
-      nameSource: 'PodName' as const,
-      terminating: false,
-    });
-    expect(peerChanges([p('a'), p('b')], [p('b'), p('c')])).toEqual({ joined: ['c'], left: ['a'] });
-  });
 });
 
-describe('summarizePod: what the operator keeps of a pod', () => {
-  const full = {
-    metadata: {
-      name: 'web-0',
-      namespace: 'app',
-      uid: 'u0',
-      resourceVersion: '12',
-      labels: { app: 'web' },
-      annotations: { 'netzlive/hostname-naming-jsonpath': "$.metadata.labels['app']" },
-      managedFields: [{ manager: 'kubelet' }],
-    },
-    spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'x', env: [{ name: 'A', value: 'b' }] }] },
-    status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] },
-  };
-
-  it('keeps the key, the resourceVersion, the naming verdict, readiness and the labels (declared voters) — nothing else of the pod', () => {
-    const s = summarizePod(full, DEFAULT_NAMING_SETTINGS);
-    expect(Object.keys(s).sort()).toEqual(['labels', 'metadata', 'ready', 'verdict']);
-    expect(s.labels).toEqual({ app: 'web' });
-    expect(
-      summarizePod(
-        { ...full, metadata: { ...full.metadata, annotations: { 'netzlive/votes': '2' } } },
-        DEFAULT_NAMING_SETTINGS,
-      ).votes,
-    ).toBe('2');
-    expect(s.metadata).toEqual({ name: 'web-0', namespace: 'app', resourceVersion: '12' });
-    expect(s.ready).toBe(false);
-    expect(s.verdict).toEqual({
-      ok: true,
-      peer: {
-        nodeName: 'web-0@web',
-        pod: 'web-0',
-        uid: 'u0',
-        podIP: '10.0.0.1',
-        node: 'n1',
-        hostSource: 'Annotation',
-        nameSource: 'PodName',
-        terminating: false,
-        ready: false,
-        serving: false,
-      },
-    });
-  });
-
-  it('judges with the naming settings it is given (a change of them needs new summaries)', () => {
-    const s = summarizePod(full, { hostnameAnnotation: 'other/host', nodenameAnnotation: 'other/name' });
-    expect(s.verdict).toMatchObject({ ok: true, peer: { nodeName: 'web-0@10.0.0.1', hostSource: 'PodIP' } });
-  });
-
+describe('computeStatus from summarized pods', () => {
   it('gives computeStatus the same peers and exclusions as resolving the pods whole', () => {
     const shared = {
       ...full.metadata,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from './paths.js';
 
@@ -34,7 +35,13 @@ function loadedBy(body: string): Promise<string[]> {
 }
 
 const quiet = '{ out: () => {}, err: () => {} }';
-const devOnly = /\/dist\/(operator\/(devcluster|demo)|bench|test)\//;
+
+/** The relative specifiers of a compiled module's static and dynamic imports. */
+export const relativeImports = (source: string): string[] =>
+  [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g)].map(
+    (m) => m[1]!,
+  );
+const devOnly = /\/dist\/(dev|bench|test)\//;
 
 describe('the shipped tree holds what runs', () => {
   it.each(['operator', 'agent'])(
@@ -60,12 +67,49 @@ describe('the shipped tree holds what runs', () => {
     expect(seen.filter((s) => s.includes('undici'))).toEqual(['{"undici":[]}']);
   });
 
-  it('`ctopo demo` does load the demo (the check above can see it)', async () => {
+  it('the dev tools’ entry does load the demo (the check above can see it)', async () => {
     const seen = await loadedBy(
-      `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
-        `await main(['demo', '--help'], ${quiet});`,
+      // The entry runs its command line on import; its help text must not mix with the JSON.
+      `const write = process.stdout.write.bind(process.stdout);\n` +
+        `process.stdout.write = () => true;\n` +
+        `process.argv = [process.argv[0], 'main.js', 'demo', '--help'];\n` +
+        `await import(${JSON.stringify(dist('dev', 'main.js'))});\n` +
+        `process.stdout.write = write;`,
     );
     expect(seen.filter((s) => devOnly.test(s)).length).toBeGreaterThan(0);
+  });
+
+  it('`ctopo` has no dev command: `ctopo demo` is an unknown command', async () => {
+    const seen = await loadedBy(
+      `const { main } = await import(${JSON.stringify(dist('operator', 'cli', 'main.js'))});\n` +
+        `const lines = [];\n` +
+        `const code = await main(['demo'], { out: (t) => lines.push(t), err: (t) => lines.push(t) });\n` +
+        `seen.push({ code, lines });\nprocess.exitCode = 0;`,
+    );
+    expect(seen.at(-1)).toBe(
+      JSON.stringify({
+        code: 64,
+        lines: ["ctopo: unknown command 'demo'. Commands: operator, agent, resolve, analyze, explain."],
+      }),
+    );
+  });
+
+  it('the shipped tree (dist/operator, bin/) imports nothing outside itself', async () => {
+    const shipped = join(repoRoot, 'dist', 'operator');
+    const outside: string[] = [];
+    const files = [
+      join(repoRoot, 'bin', 'ctopo.js'),
+      ...(await readdir(shipped, { recursive: true }))
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => join(shipped, f)),
+    ];
+    expect(files.length).toBeGreaterThan(100);
+    for (const file of files)
+      for (const spec of relativeImports(readFileSync(file, 'utf8'))) {
+        const target = resolve(dirname(file), spec);
+        if (!target.startsWith(shipped + sep)) outside.push(`${relative(repoRoot, file)} → ${spec}`);
+      }
+    expect(outside).toEqual([]);
   });
 
   const generatedIndexFromConfig = (seen: string[]) =>
@@ -105,9 +149,21 @@ describe('the shipped tree holds what runs', () => {
     expect(launcher.indexOf('installSlimClientNodeImport()')).toBeLessThan(launcher.indexOf('cli/main.js'));
   });
 
-  it('the npm package leaves the dev cluster and the demo out', () => {
-    const files = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { files: string[] })
-      .files;
-    expect(files).toEqual(expect.arrayContaining(['!dist/operator/devcluster/', '!dist/operator/demo/']));
+  it('npm pack: bin/, dist/operator/ and the CRDs — no dev tools, generators, benchmarks or tests', async () => {
+    const out = await new Promise<string>((ok, fail) =>
+      execFile(
+        'npm',
+        ['pack', '--dry-run', '--json', '--ignore-scripts'],
+        { cwd: repoRoot, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => (err ? fail(new Error(`${err.message}\n${stderr}`)) : ok(stdout)),
+      ),
+    );
+    const paths = (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['bin/ctopo.js', 'dist/operator/cli/main.js', 'package.json']),
+    );
+    // Top-level files (package.json, README, the licence) and these folders only.
+    expect(paths.filter((p) => p.includes('/') && !/^(bin|dist\/operator|crds)\//.test(p))).toEqual([]);
+    expect(paths.filter((p) => /(^|\/)(dev|bench|test|generate)(\/|\.)|reference\.js/.test(p))).toEqual([]);
   });
 });

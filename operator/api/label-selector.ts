@@ -28,8 +28,7 @@ export type SelectorParse = { ok: true; selector: LabelSelector } | { ok: false;
 
 export function parseLabelSelector(text: string): SelectorParse {
   const requirements: Requirement[] = [];
-  for (const raw of splitRequirements(text)) {
-    const part = raw.trim();
+  for (const part of splitSelector(text)) {
     let m: RegExpExecArray | null;
     if ((m = EXISTS.exec(part))) requirements.push({ op: m[1] === '!' ? 'absent' : 'exists', key: m[2]! });
     else if ((m = EQUALS.exec(part)))
@@ -69,20 +68,25 @@ export function matchesSelector(
   });
 }
 
-/** The commas that separate requirements are those outside parentheses. */
-function splitRequirements(text: string): string[] {
+/**
+ * Splits a label selector in kubectl syntax into its requirements (`app=web, tier in (a,b), !x`
+ * → `app=web`, `tier in (a,b)`, `!x`): the commas that separate requirements are those outside
+ * parentheses. `ctopo explain` asks the API server about each requirement alone to say which one
+ * a pod fails, so the selector's meaning stays the server's; parseLabelSelector reads each one.
+ */
+export function splitSelector(selector: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
+  for (let i = 0; i < selector.length; i++) {
+    const ch = selector[i];
     if (ch === '(') depth++;
     else if (ch === ')') depth = Math.max(0, depth - 1);
     else if (ch === ',' && depth === 0) {
-      parts.push(text.slice(start, i));
+      parts.push(selector.slice(start, i));
       start = i + 1;
     }
   }
-  parts.push(text.slice(start));
-  return parts.filter((p) => p.trim() !== '');
+  parts.push(selector.slice(start));
+  return parts.map((p) => p.trim()).filter((p) => p !== '');
 }

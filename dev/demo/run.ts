@@ -3,25 +3,32 @@ import { access, constants, mkdtemp, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { installCrd } from '../devcluster/crd.js';
-import { GROUP, PLURAL, VERSION } from '../api/schema.js';
-import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../devcluster/control-plane.js';
-import { compileBeamClient, ErlangTestEnv } from '../devcluster/beam.js';
-import { connect, type Kube } from '../kube/client.js';
-import { formatResolveTable } from '../cli/resolve-format.js';
-import { formatAnalysisTable } from '../cli/analysis-table.js';
-import { analysisFromStatus } from '../cli/status-analysis.js';
-import { peerListOf } from '../protocol/read.js';
+import { installCrd } from '../cluster/crd.js';
+import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
+import { startControlPlane, stopControlPlane, type ControlPlaneState } from '../cluster/control-plane.js';
+import { compileBeamClient, ErlangTestEnv } from '../cluster/beam.js';
+import { connect, type Kube } from '../../operator/kube/client.js';
+import {
+  NAMESPACES_PATH,
+  NODES_PATH,
+  podStatusPath,
+  podsPath,
+  topologiesPath,
+  topologyPath,
+} from '../../operator/kube/paths.js';
+import { formatResolveTable } from '../../operator/cli/resolve-format.js';
+import { formatAnalysisTable } from '../../operator/cli/analysis-table.js';
+import { analysisFromStatus } from '../../operator/cli/status-analysis.js';
+import { peerListOf } from '../../operator/protocol/read.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const ctopo = join(repoRoot, 'bin', 'ctopo.js');
 /** The demo nodes' module: starts the client library under a supervisor, reports its state. */
-const demoModule = join(repoRoot, 'operator', 'demo', 'beam', 'ct_demo.erl');
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const demoModule = join(repoRoot, 'dev', 'demo', 'beam', 'ct_demo.erl');
 
 export interface DemoOptions {
   dir?: string;
@@ -292,7 +299,7 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (o.keep)
       o.out(
-        `kept running: export KUBECONFIG=${s.kubeconfig}; stop the control plane with: ctopo dev-cluster down --state ${dir}`,
+        `kept running: export KUBECONFIG=${s.kubeconfig}; stop the control plane with: npm run dev-cluster -- down --state ${dir}`,
       );
     return checks.every(([, got, want]) => got === want) ? 0 : 1;
   } finally {
@@ -303,15 +310,15 @@ export async function runDemo(o: DemoOptions): Promise<number> {
 }
 
 async function createWorld(kube: Kube): Promise<void> {
-  await kube.request('POST', '/api/v1/namespaces', {
+  await kube.request('POST', NAMESPACES_PATH, {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   });
-  for (const n of nodes) await kube.request('POST', '/api/v1/nodes', { body: n });
+  for (const n of nodes) await kube.request('POST', NODES_PATH, { body: n });
   for (const p of pods) {
     const name = (p.pod.metadata as { name: string }).name;
-    await kube.request('POST', `/api/v1/namespaces/${NAMESPACE}/pods`, { body: p.pod });
+    await kube.request('POST', podsPath(NAMESPACE), { body: p.pod });
     if (p.status)
-      await kube.request('PATCH', `/api/v1/namespaces/${NAMESPACE}/pods/${name}/status`, {
+      await kube.request('PATCH', podStatusPath(NAMESPACE, name), {
         contentType: 'application/merge-patch+json',
         body: {
           status: {
@@ -323,16 +330,13 @@ async function createWorld(kube: Kube): Promise<void> {
         },
       });
   }
-  await kube.request('POST', `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}`, {
+  await kube.request('POST', topologiesPath(NAMESPACE), {
     body: topology,
   });
 }
 
 async function readStatus(kube: Kube): Promise<ClusterTopologyStatus | undefined> {
-  const o = await kube.request<{ status?: ClusterTopologyStatus }>(
-    'GET',
-    `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}/${TOPOLOGY}`,
-  );
+  const o = await kube.request<{ status?: ClusterTopologyStatus }>('GET', topologyPath(NAMESPACE, TOPOLOGY));
   return o.status;
 }
 

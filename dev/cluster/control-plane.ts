@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
-import { freePorts, isOurs, sleep, startDetached, stopProcess, tail } from './processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePorts, isOurs, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
   NODE_NAME,
@@ -23,9 +24,12 @@ import {
  * with their own CA, RBAC authorization and an admin identity (group system:masters). There
  * are no kubelets, scheduler or controllers: pods are plain objects whose status tests set.
  *
+ * With `ipFamily: 'ipv6'` both listen on `[::1]` only, the API server with an IPv6 service range
+ * and a serving certificate for `::1`: a cluster whose every client must speak IPv6.
+ *
  * Everything lives in a state directory: `state.json` (ports, pids, binaries), `kubeconfig`
  * (admin), `kubectl` (a wrapper using it), `pki/`, `etcd-data/` and the two logs. Processes
- * run detached, so `ctopo dev-cluster up` can return and `down` (another process) stops them.
+ * run detached, so `npm run dev-cluster -- up` can return and `down` (another process) stops them.
  */
 export interface ControlPlaneState {
   dir: string;
@@ -36,9 +40,27 @@ export interface ControlPlaneState {
   etcd: { pid: number; port: number; peerPort: number };
   apiserver: { pid: number; port: number };
   startedAt: string;
+  /** Absent in clusters started before there was a choice: IPv4. */
+  ipFamily?: IpFamily;
   /** With `--node`: the real node (node.ts) and the controllers that make pods run. */
   node?: { dirs: NodeDirs; controllerManagerPid: number; schedulerPid: number };
 }
+
+export type IpFamily = 'ipv4' | 'ipv6';
+
+/** Where the control plane listens, by IP family (the loopback either way). */
+const LOOPBACK: Record<IpFamily, string> = { ipv4: '127.0.0.1', ipv6: '::1' };
+/**
+ * The Service range, by IP family: kube-apiserver wants its advertise address and its first
+ * range in one family. The `kubernetes` Service gets the first address (its IP is a SAN).
+ */
+const SERVICE_RANGE: Record<IpFamily, { cidr: string; apiIp: string }> = {
+  ipv4: { cidr: '10.0.0.0/24', apiIp: '10.0.0.1' },
+  ipv6: { cidr: 'fd00:10:96::/112', apiIp: 'fd00:10:96::1' },
+};
+const loopbackOf = (s: { ipFamily?: IpFamily }) => LOOPBACK[s.ipFamily ?? 'ipv4'];
+/** `host:port` as a URL writes it: an IPv6 address in brackets. */
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 const stateFile = (dir: string) => join(dir, 'state.json');
 
@@ -78,8 +100,8 @@ function httpsGet(
 }
 
 function etcdArgs(s: ControlPlaneState): string[] {
-  const client = `http://127.0.0.1:${s.etcd.port}`;
-  const peer = `http://127.0.0.1:${s.etcd.peerPort}`;
+  const client = `http://${hostPort(loopbackOf(s), s.etcd.port)}`;
+  const peer = `http://${hostPort(loopbackOf(s), s.etcd.peerPort)}`;
   return [
     '--name=ctopo-dev',
     `--data-dir=${join(s.dir, 'etcd-data')}`,
@@ -96,7 +118,7 @@ function etcdArgs(s: ControlPlaneState): string[] {
 
 function apiserverArgs(s: ControlPlaneState): string[] {
   const p = s.pki;
-  const address = s.node ? NODE_LINK_HOST_IP : '127.0.0.1';
+  const address = s.node ? NODE_LINK_HOST_IP : loopbackOf(s);
   const nodeArgs = s.node
     ? [
         // Pods reach the API server as the `kubernetes` Service, whose endpoint is this address.
@@ -113,7 +135,7 @@ function apiserverArgs(s: ControlPlaneState): string[] {
         '--endpoint-reconciler-type=none',
       ];
   return [
-    `--etcd-servers=http://127.0.0.1:${s.etcd.port}`,
+    `--etcd-servers=http://${hostPort(loopbackOf(s), s.etcd.port)}`,
     `--bind-address=${address}`,
     `--advertise-address=${address}`,
     `--secure-port=${s.apiserver.port}`,
@@ -121,10 +143,10 @@ function apiserverArgs(s: ControlPlaneState): string[] {
     `--tls-cert-file=${p.serverCert}`,
     `--tls-private-key-file=${p.serverKey}`,
     `--client-ca-file=${p.caCert}`,
-    `--service-account-issuer=https://127.0.0.1:${s.apiserver.port}`,
+    `--service-account-issuer=https://${hostPort(loopbackOf(s), s.apiserver.port)}`,
     `--service-account-key-file=${p.saPub}`,
     `--service-account-signing-key-file=${p.saKey}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
+    `--service-cluster-ip-range=${SERVICE_RANGE[s.ipFamily ?? 'ipv4'].cidr}`,
     '--allow-privileged=true',
     ...nodeArgs,
     '--v=0',
@@ -135,7 +157,7 @@ async function waitEtcd(s: ControlPlaneState, timeoutMs: number): Promise<void> 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      const res = await fetch(`http://127.0.0.1:${s.etcd.port}/health`, {
+      const res = await fetch(`http://${hostPort(loopbackOf(s), s.etcd.port)}/health`, {
         signal: AbortSignal.timeout(1000),
       });
       if (res.ok) return;
@@ -175,6 +197,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Also a real node: kubelet, containerd, CNI, kube-proxy, controller manager, scheduler (root). */
   node?: boolean;
+  /** `ipv6`: etcd and the API server on [::1] only. Default: the state directory's, else `ipv4`. */
+  ipFamily?: IpFamily;
 }
 
 /** One process of a dev cluster, as `up`, `status` and `down` find it. */
@@ -224,8 +248,16 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   const before = existing ? await componentStates(existing) : [];
   if (before.length > 0 && before.every((c) => c.running))
     throw new Error(
-      `a dev cluster already runs from ${dir} (${existing!.server}); stop it with: ctopo dev-cluster down --state ${dir}`,
+      `a dev cluster already runs from ${dir} (${existing!.server}); stop it with: npm run dev-cluster -- down --state ${dir}`,
     );
+  const ipFamily = opts.ipFamily ?? existing?.ipFamily ?? 'ipv4';
+  if (ipFamily === 'ipv6' && opts.node)
+    throw new Error('a real node (--node) runs IPv4 only: start it without --ip-family ipv6');
+  if (existing && (existing.ipFamily ?? 'ipv4') !== ipFamily)
+    throw new Error(
+      `${dir} holds an ${existing.ipFamily ?? 'ipv4'} dev cluster; use another --state directory for ${ipFamily} (or delete ${dir})`,
+    );
+  const loopback = LOOPBACK[ipFamily];
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const binaries = await ensureBinaries(log, { withHelm: opts.node });
   const nodeDirs = opts.node ? await ensureNodeArtifacts(log, buildScript) : undefined;
@@ -247,15 +279,20 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
     await rm(join(dir, 'etcd-data'), { recursive: true, force: true });
     await nodeNetworkUp(dir, log);
   }
-  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), opts.node ? [NODE_LINK_HOST_IP] : []);
+  const serverIps = opts.node
+    ? [NODE_LINK_HOST_IP]
+    : ipFamily === 'ipv6'
+      ? [LOOPBACK.ipv6, SERVICE_RANGE.ipv6.apiIp]
+      : [];
+  const pki = restart ? restart.pki : await createPki(join(dir, 'pki'), serverIps);
   if (!restart) await mintClient(pki, 'admin', 'admin', ['system:masters']);
   // The API server's identity towards the kubelet (logs, exec), needed before it starts.
   if (opts.node)
     await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
   // etcd's ports are bound by the kept etcd, so the API server's pick cannot take them.
   const [etcdPort, peerPort, apiPort] = keptEtcd
-    ? [keptEtcd.port, keptEtcd.peerPort, ...(await freePorts([restart?.apiserver.port]))]
-    : await freePorts([restart?.etcd.port, restart?.etcd.peerPort, restart?.apiserver.port]);
+    ? [keptEtcd.port, keptEtcd.peerPort, ...(await freePorts([restart?.apiserver.port], loopback))]
+    : await freePorts([restart?.etcd.port, restart?.etcd.peerPort, restart?.apiserver.port], loopback);
   const s: ControlPlaneState = {
     dir,
     server: '',
@@ -265,11 +302,12 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
     etcd: { pid: keptEtcd?.pid ?? 0, port: etcdPort!, peerPort: peerPort! },
     apiserver: { pid: 0, port: apiPort! },
     startedAt: new Date().toISOString(),
+    ...(ipFamily === 'ipv6' ? { ipFamily } : {}),
     ...(nodeDirs ? { node: { dirs: nodeDirs, controllerManagerPid: 0, schedulerPid: 0 } } : {}),
   };
   const setApiPort = (port: number) => {
     s.apiserver.port = port;
-    s.server = `https://${opts.node ? NODE_LINK_HOST_IP : '127.0.0.1'}:${port}`;
+    s.server = `https://${hostPort(opts.node ? NODE_LINK_HOST_IP : loopback, port)}`;
   };
   setApiPort(apiPort!);
   if (restart) {
@@ -288,14 +326,14 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
         'etcd',
         log,
         async () => {
-          log(`starting etcd on 127.0.0.1:${s.etcd.port}`);
+          log(`starting etcd on ${hostPort(loopback, s.etcd.port)}`);
           s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
           await saveState(s);
           await waitEtcd(s, 30_000);
         },
         async () => {
           // The API server's port is not bound yet: picked again with etcd's, so all three differ.
-          const [port, peer, api] = await freePorts([undefined, undefined, s.apiserver.port]);
+          const [port, peer, api] = await freePorts([undefined, undefined, s.apiserver.port], loopback);
           Object.assign(s.etcd, { port: port!, peerPort: peer! });
           setApiPort(api!);
         },
@@ -313,7 +351,7 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
         await saveState(s);
         await waitApiserver(s, opts.timeoutMs ?? 90_000);
       },
-      async () => setApiPort((await freePorts([undefined]))[0]!),
+      async () => setApiPort((await freePorts([undefined], loopback))[0]!),
     );
     if (s.node) await startNodeParts(s, log);
   } catch (e) {
@@ -450,13 +488,7 @@ export async function stopControlPlane(
   return true;
 }
 
-/** Fault injection for tests: freeze (requests hang), thaw, kill, or restart the API server. */
-export async function pauseApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGSTOP');
-}
-export async function resumeApiserver(s: ControlPlaneState): Promise<void> {
-  process.kill(s.apiserver.pid, 'SIGCONT');
-}
+/** Fault injection for tests: stop, or restart the API server. */
 export async function stopApiserver(s: ControlPlaneState): Promise<void> {
   await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
 }

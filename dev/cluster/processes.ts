@@ -3,26 +3,30 @@ import { open, readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** A free TCP port on 127.0.0.1, found by binding port 0 and letting it go. */
-export async function freePort(): Promise<number> {
-  return (await freePorts([undefined]))[0]!;
+/** A free TCP port on `host` (a loopback address), found by binding port 0 and letting it go. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return (await freePorts([undefined], host))[0]!;
 }
 
 /**
- * Distinct free TCP ports on 127.0.0.1, one per entry: the entry's own port when it is free and
- * not already chosen, else one the kernel picks. Every port stays bound until all are chosen, so
- * no two picks can return the same port (separate picks can: a port reused from a previous run
- * is not bound while the next one is picked, and a state that once recorded two equal ports kept
+ * Distinct free TCP ports on `host`, one per entry: the entry's own port when it is free and not
+ * already chosen, else one the kernel picks. Every port stays bound until all are chosen, so no
+ * two picks can return the same port (separate picks can: a port reused from a previous run is
+ * not bound while the next one is picked, and a state that once recorded two equal ports kept
  * them on every restart).
  */
-export async function freePorts(preferred: readonly (number | undefined)[]): Promise<number[]> {
+export async function freePorts(
+  preferred: readonly (number | undefined)[],
+  host = '127.0.0.1',
+): Promise<number[]> {
   const held: Server[] = [];
   try {
     for (const want of preferred) {
       const chosen = held.map(portOf);
       const srv =
-        (want !== undefined && !chosen.includes(want) ? await bound(want) : undefined) ?? (await bound(0));
-      if (!srv) throw new Error('no free port on 127.0.0.1');
+        (want !== undefined && !chosen.includes(want) ? await bound(want, host) : undefined) ??
+        (await bound(0, host));
+      if (!srv) throw new Error(`no free port on ${host}`);
       held.push(srv);
     }
     return held.map(portOf);
@@ -31,18 +35,16 @@ export async function freePorts(preferred: readonly (number | undefined)[]): Pro
   }
 }
 
-function bound(port: number): Promise<Server | undefined> {
+function bound(port: number, host: string): Promise<Server | undefined> {
   return new Promise((ok) => {
     const srv = createServer();
     srv.unref();
     srv.once('error', () => ok(undefined));
-    srv.listen(port, '127.0.0.1', () => ok(srv));
+    srv.listen(port, host, () => ok(srv));
   });
 }
 
 const portOf = (srv: Server) => (srv.address() as AddressInfo).port;
-
-export { sleep };
 
 /**
  * Starts a long-running server detached from this process (so `dev-cluster up` can return),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:net';
-import { freePorts } from '../../../operator/devcluster/processes.js';
+import { freePorts } from '../../../dev/cluster/processes.js';
 
 /**
  * The dev cluster's port picks (etcd's client and peer ports, the API server's): all distinct,

@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
-import { UsageError, type Command } from '../command.js';
+import { UsageError, type Command } from '../../operator/cli/command.js';
 import {
   componentStates,
   kubeconfigFor,
   readState,
   startControlPlane,
   stopControlPlane,
-} from '../../devcluster/control-plane.js';
-import { isOurs } from '../../devcluster/processes.js';
-import { installCrd } from '../../devcluster/crd.js';
+} from '../cluster/control-plane.js';
+import { isOurs } from '../cluster/processes.js';
+import { installCrd } from '../cluster/crd.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -16,8 +16,8 @@ export const DEFAULT_STATE_DIR = '.ctopo/dev-cluster';
 
 export const devClusterCommand: Command = {
   name: 'dev-cluster',
-  help: `Usage: ctopo dev-cluster up|down|status [--state DIR] [--node]
-       ctopo dev-cluster kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
+  help: `Usage: npm run dev-cluster -- up|down|status [--state DIR] [--node | --ip-family ipv6]
+       npm run dev-cluster -- kubeconfig --as NAMESPACE/SERVICEACCOUNT --out FILE [--state DIR]
 
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
           (~/.cache/cluster-topology; or takes them from $KUBEBUILDER_ASSETS), starts them on free
@@ -44,6 +44,10 @@ Flags:
                 (localhost/cluster-topology:dev) and a BEAM image (localhost/ctopo-beam:dev) are
                 built and imported. The API server then listens on 10.87.0.1, the node's link.
                 See docs/real-node.md.
+  --ip-family ipv4|ipv6
+                up: where etcd and the API server listen: 127.0.0.1 (default), or [::1] only, with
+                an IPv6 Service range and a serving certificate for ::1 (the kubeconfig then says
+                https://[::1]:PORT). A stopped cluster starts again in its own family.
   --as NAMESPACE/SERVICEACCOUNT
                 kubeconfig: the service account to authenticate as
   --out FILE    kubeconfig: the file to write
@@ -55,6 +59,7 @@ you set yourself.`,
     as: { type: 'string' },
     out: { type: 'string' },
     node: { type: 'boolean' },
+    'ip-family': { type: 'string' },
   },
   allowPositionals: true,
   async run(values, positionals, io) {
@@ -64,14 +69,25 @@ you set yourself.`,
     switch (action) {
       case 'up': {
         const t0 = Date.now();
-        const s = await startControlPlane(dir, { log: (l) => io.err(l), node: values.node === true });
+        const family = values['ip-family'] as string | undefined;
+        if (family !== undefined && family !== 'ipv4' && family !== 'ipv6')
+          throw new UsageError(`dev-cluster: --ip-family is ipv4 or ipv6, not '${family}'`);
+        if (family === 'ipv6' && values.node === true)
+          throw new UsageError(
+            'dev-cluster: the real node (--node) runs IPv4 only; leave out --ip-family ipv6',
+          );
+        const s = await startControlPlane(dir, {
+          log: (l) => io.err(l),
+          node: values.node === true,
+          ...(family ? { ipFamily: family } : {}),
+        });
         await installCrd(s);
         io.out(
           [
             `dev cluster${s.node ? ' with a real node' : ''} up in ${((Date.now() - t0) / 1000).toFixed(1)} s: ${s.server}`,
             `  export KUBECONFIG=${s.kubeconfig}`,
             `  ${dir}/kubectl get clustertopologies -A     # the CRD is installed`,
-            `  stop it with: ctopo dev-cluster down --state ${dir}`,
+            `  stop it with: npm run dev-cluster -- down --state ${dir}`,
           ].join('\n'),
         );
         return 0;
@@ -98,8 +114,8 @@ you set yourself.`,
             [
               `partly running (${dir}):`,
               ...parts.map((c) => `  ${c.name}: ${c.running ? `runs (pid ${c.pid})` : 'not running'}`),
-              `  ctopo dev-cluster up --state ${dir}     # starts what is not running`,
-              `  ctopo dev-cluster down --state ${dir}   # stops the rest`,
+              `  npm run dev-cluster -- up --state ${dir}     # starts what is not running`,
+              `  npm run dev-cluster -- down --state ${dir}   # stops the rest`,
             ].join('\n'),
           );
         return 1;
@@ -112,7 +128,9 @@ you set yourself.`,
         if (!out) throw new UsageError('dev-cluster kubeconfig: --out FILE is needed');
         const s = await readState(dir);
         if (!s || !(await isOurs(s.apiserver.pid, s.binaries.kubeApiserver))) {
-          io.err(`no running dev cluster in ${dir} (start it with: ctopo dev-cluster up --state ${dir})`);
+          io.err(
+            `no running dev cluster in ${dir} (start it with: npm run dev-cluster -- up --state ${dir})`,
+          );
           return 1;
         }
         const { stdout } = await promisify(execFile)(s.binaries.kubectl, [

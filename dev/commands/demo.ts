@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { UsageError, type Command } from '../command.js';
-import { runDemo } from '../../demo/run.js';
+import { UsageError, type Command } from '../../operator/cli/command.js';
+import { runDemo } from '../demo/run.js';
 
 export const demoCommand: Command = {
   name: 'demo',
-  help: `Usage: ctopo demo [--sidecar | --connector erlang|file] [--keep] [--state DIR]
+  help: `Usage: npm run demo -- [--sidecar | --connector erlang|file] [--keep] [--state DIR]
 
 Starts a local control plane (building kube-apiserver and etcd first if they are not cached),
 installs the ClusterTopology CRD, creates Nodes over two sites (three voters placed 2 + 1 over
@@ -24,7 +24,7 @@ Flags:
   --connector erlang|file
                 the sidecar agent with this connector: erlang, real BEAM nodes each with an agent;
                 file, one agent writing its peer list to a file
-  --keep        leave the control plane running (stop it with: ctopo dev-cluster down --state DIR)
+  --keep        leave the control plane running (stop it with: npm run dev-cluster -- down --state DIR)
   --state DIR   state directory (default: a new temporary directory)`,
   options: {
     keep: { type: 'boolean' },

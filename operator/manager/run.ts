@@ -54,7 +54,6 @@ export async function runOperator(
       watchNodes: config.watchNodes,
       watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
       holder: config.identity ?? defaultIdentity(),
-      ...legacyHeartbeat(),
     },
     metrics,
     log,
@@ -130,10 +129,4 @@ export async function runOperator(
       log('info', 'operator stopped');
     },
   };
-}
-
-/** Benchmarks reproduce the former once-a-minute status rewrite with this variable (bench/reader-traffic). */
-function legacyHeartbeat(): { legacyStatusHeartbeatMs?: number } {
-  const ms = Number(process.env.CTOPO_BENCH_LEGACY_STATUS_HEARTBEAT_MS);
-  return ms > 0 ? { legacyStatusHeartbeatMs: ms } : {};
 }

@@ -7,10 +7,12 @@ import {
   specSchema,
   statusSchema,
   type JSONSchema,
-} from '../api/schema.js';
-import { operatorMetrics } from '../observability/operator-metrics.js';
-import { agentMetrics } from '../agent/metrics.js';
-import { commands } from './commands/index.js';
+} from '../../operator/api/schema.js';
+import { operatorMetrics } from '../../operator/observability/operator-metrics.js';
+import { agentMetrics } from '../../operator/agent/metrics.js';
+import { commands } from '../../operator/cli/commands/index.js';
+import type { CommandEntry } from '../../operator/cli/program.js';
+import { devCommands } from '../commands/index.js';
 
 /**
  * `docs/reference.md`, generated from what the code defines — the resource's schema, the CLI's
@@ -146,7 +148,12 @@ export async function renderReference(): Promise<string> {
     '',
     'Also runs as the kubectl plugin `kubectl ctopo` (a `kubectl-ctopo` file on PATH; needs Node.js ≥ 22.19).',
     '',
-    ...(await commandSections()),
+    ...(await commandSections(commands, (name) => `ctopo ${name}`)),
+    '## Development tools',
+    '',
+    'In a clone of the repository only (the npm package and the image leave them out): `npm run demo` and `npm run dev-cluster` build first, `npm run ctopo-dev -- <command>` runs what is built (CONTRIBUTING.md).',
+    '',
+    ...(await commandSections(devCommands, (name) => `npm run ${name}`)),
   ];
   return (
     parts
@@ -157,11 +164,14 @@ export async function renderReference(): Promise<string> {
 }
 
 /** Each command's help, loaded one after the other (jest's ESM loader trips over parallel imports). */
-async function commandSections(): Promise<string[]> {
+async function commandSections(
+  entries: readonly CommandEntry[],
+  heading: (name: string) => string,
+): Promise<string[]> {
   const out: string[] = [];
-  for (const c of commands) {
+  for (const c of entries) {
     const { help } = await c.load();
-    out.push(`### \`ctopo ${c.name}\``, '', c.summary, '', '```text', help, '```', '');
+    out.push(`### \`${heading(c.name)}\``, '', c.summary, '', '```text', help, '```', '');
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Real BEAM nodes on loopback only, for the tests and the demo.
@@ -14,7 +15,8 @@ import { randomBytes } from 'node:crypto';
  * cookie is ever on a command line), and a private epmd on a free port bound to 127.0.0.1
  * (ERL_EPMD_PORT), run in the foreground as a child of the test process. Nodes are started as
  * `name@127.0.0.1` with `-start_epmd false` (so they never start a stray epmd daemon) and listen
- * on 127.0.0.1 only.
+ * on 127.0.0.1 only. An IPv6 world (`start({ ipFamily: 'ipv6' })`) names its nodes `name@::1`:
+ * they run `-proto_dist inet6_tcp` and listen on ::1 only (epmd listens on both loopbacks).
  *
  * Nothing is left behind:
  * - `env.stop()` (call it in afterAll) kills every node and the epmd and removes the temp dirs;
@@ -27,6 +29,7 @@ import { randomBytes } from 'node:crypto';
  */
 
 const LOOPBACK = '127.0.0.1';
+const LOOPBACK6 = '::1';
 const live = new Set<ChildProcess>();
 /** Processes that are not our children (epmd under its keeper). */
 const livePids = new Set<number>();
@@ -87,7 +90,7 @@ export async function waitFor<T>(
       throw new Error(
         `timed out waiting for ${opts.what ?? 'a condition'}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`,
       );
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 50));
+    await sleep(opts.intervalMs ?? 50);
   }
 }
 
@@ -135,15 +138,16 @@ export interface RunOutput {
   readonly stderr: string;
 }
 
-/** Runs a program with an argv array (no shell), returns its output. */
+/** Runs a program with an argv array (no shell), in `cwd` if given; returns its output. */
 export function run(
   file: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 15_000,
+  cwd?: string,
 ): Promise<RunOutput> {
   return new Promise((resolve) => {
-    const c = spawn(file, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(file, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     live.add(c);
     let stdout = '';
     let stderr = '';
@@ -168,16 +172,16 @@ const WATCHDOG =
   'spawn(fun() -> P = open_port({fd, 0, 1}, [eof, binary]), ' +
   '(fun L() -> receive {P, eof} -> erlang:halt(0); {P, _} -> L() end end)() end)';
 
-// Runs epmd on loopback and kills it when stdin reaches EOF (stop(), or the test process died).
-// Prints epmd's pid first. "$1" is the port.
+// Runs epmd on both loopbacks and kills it when stdin reaches EOF (stop(), or the test process
+// died). Prints epmd's pid first. "$1" is the port.
 const EPMD_KEEPER =
-  'epmd -port "$1" -address 127.0.0.1 </dev/null & e=$!; echo "$e"; ' +
+  'epmd -port "$1" -address 127.0.0.1,::1 </dev/null & e=$!; echo "$e"; ' +
   'read -r line; kill "$e" 2>/dev/null; wait "$e" 2>/dev/null; exit 0';
 
 /** Starts epmd under its keeper; resolves with the keeper and epmd's pid. */
 async function startEpmd(port: number): Promise<{ keeper: ChildProcess; pid: number }> {
   const keeper = spawn('/bin/sh', ['-c', EPMD_KEEPER, 'epmd-keeper', String(port)], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ERL_EPMD_ADDRESS: LOOPBACK },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ERL_EPMD_ADDRESS: `${LOOPBACK},${LOOPBACK6}` },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   live.add(keeper);
@@ -269,6 +273,8 @@ export class BeamNode {
 export interface ErlangTestEnvOptions {
   /** Default: random. */
   readonly cookie?: string;
+  /** `ipv6`: nodes are `name@::1` (inet6_tcp distribution). Default `ipv4`: `name@127.0.0.1`. */
+  readonly ipFamily?: 'ipv4' | 'ipv6';
   /** Where the temp dirs go. Default: the OS temp dir. */
   readonly tmp?: string;
 }
@@ -286,6 +292,8 @@ export class ErlangTestEnv {
     private readonly epmdKeeper: ChildProcess,
     readonly epmdPid: number,
     readonly erlCall: string,
+    /** The host part of this world's node names. */
+    readonly host: string = LOOPBACK,
   ) {}
 
   /** Starts a private epmd and prepares a HOME with the cookie. */
@@ -302,7 +310,8 @@ export class ErlangTestEnv {
     for (let attempt = 0; ; attempt++) {
       const port = await freePort();
       const epmd = await startEpmd(port);
-      const env = new ErlangTestEnv(root, home, cookie, port, epmd.keeper, epmd.pid, erlCall);
+      const host = opts.ipFamily === 'ipv6' ? LOOPBACK6 : LOOPBACK;
+      const env = new ErlangTestEnv(root, home, cookie, port, epmd.keeper, epmd.pid, erlCall, host);
       try {
         await waitFor(
           async () => {
@@ -334,14 +343,18 @@ export class ErlangTestEnv {
     };
   }
 
-  /** The long name of a node of this world: `short@127.0.0.1`. */
+  /** The long name of a node of this world: `short@127.0.0.1` (`short@::1` in an IPv6 world). */
   nodeName(short: string): string {
-    return `${short}@${LOOPBACK}`;
+    return `${short}@${this.host}`;
   }
 
   /** Starts `short@127.0.0.1` and waits until it answers. */
   async startNode(short: string, opts: StartNodeOptions = {}): Promise<BeamNode> {
     if (this.stopped) throw new Error('this Erlang test world is stopped');
+    if (this.host !== LOOPBACK)
+      throw new Error(
+        'startNode waits through erl_call, which cannot reach a node named by an IPv6 address: start IPv6 nodes with ProbeNode',
+      );
     let home = this.home;
     if (opts.cookie !== undefined) {
       home = await mkdtemp(join(this.root, 'home-'));
@@ -467,19 +480,24 @@ export const beamClientDir = join(
 
 /**
  * `erl` flags of a node of a test world: a long name, no shell, this world's epmd (started by the
- * world, not by the node) and distribution on loopback only.
+ * world, not by the node) and distribution on loopback only. A name whose host is an IPv6
+ * address gets IPv6 distribution: `protoDist` (default `inet6_tcp`; `inet6_tls` with its
+ * `-ssl_dist_optfile` from the caller) on ::1.
  */
-export function localNodeArgs(name: string): string[] {
+export function localNodeArgs(name: string, protoDist?: string): string[] {
+  const ipv6 = name.slice(name.indexOf('@') + 1).includes(':');
+  const dist = ipv6 ? ['-proto_dist', protoDist ?? 'inet6_tcp'] : protoDist ? ['-proto_dist', protoDist] : [];
   return [
     '-name',
     name,
+    ...dist,
     '-noshell',
     '-noinput',
     '-start_epmd',
     'false',
     '-kernel',
     'inet_dist_use_interface',
-    '{127,0,0,1}',
+    ipv6 ? '{0,0,0,0,0,0,0,1}' : '{127,0,0,1}',
   ];
 }
 

@@ -10,10 +10,11 @@ import {
   clusterTopologySchema,
   printerColumns,
   type JSONSchema,
-} from './schema.js';
+} from '../../operator/api/schema.js';
+import { toOpenApi } from '../../operator/api/openapi.js';
 
 /**
- * Generates, from `schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
+ * Generates, from `operator/api/schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
  * writes them; the unit test `api/generated.test` fails when the checked-in copies drift.
  */
 
@@ -22,21 +23,6 @@ export const CRD_PATH = join(repoRoot, 'crds', `${PLURAL}.${GROUP}.yaml`);
 /** The Helm chart carries the same CRD (helm installs a chart's crds/ first). */
 export const CHART_CRD_PATH = join(repoRoot, 'charts', 'cluster-topology', 'crds', `${PLURAL}.${GROUP}.yaml`);
 export const TYPES_PATH = join(repoRoot, 'operator', 'api', 'types.generated.ts');
-
-/** The schema as the API server wants it: generator-only keys removed. */
-export function toOpenApi(s: JSONSchema): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'x-ts-type') continue;
-    if (k === 'properties')
-      out[k] = Object.fromEntries(
-        Object.entries(v as Record<string, JSONSchema>).map(([p, ps]) => [p, toOpenApi(ps)]),
-      );
-    else if (k === 'items') out[k] = toOpenApi(v as JSONSchema);
-    else out[k] = v;
-  }
-  return out;
-}
 
 export function crdObject(): Record<string, unknown> {
   return {

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { CRD_PATH } from '../api/generate.js';
-import { GROUP, PLURAL } from '../api/schema.js';
+import { CRD_PATH } from '../generate/api.js';
+import { GROUP, PLURAL } from '../../operator/api/schema.js';
 import type { ControlPlaneState } from './control-plane.js';
 
 const run = promisify(execFile);

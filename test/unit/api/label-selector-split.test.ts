@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { splitSelector } from '../../../operator/cli/selector.js';
+import { splitSelector } from '../../../operator/api/label-selector.js';
 
 describe('splitSelector', () => {
   it('keeps a single requirement whole', () => {

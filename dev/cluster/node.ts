@@ -6,7 +6,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { mintClient, mintServing, type Pki } from './pki.js';
 
 /**
- * The real node beside the dev cluster's control plane (`ctopo dev-cluster up --node`): the
+ * The real node beside the dev cluster's control plane (`npm run dev-cluster -- up --node`): the
  * root-level parts (network namespace, containerd, kube-proxy, kubelet, mounts, cgroups) are
  * tools/node/node.sh; this file gives it certificates and kubeconfigs, and runs it.
  */
