@@ -4,7 +4,7 @@
 # each under ${CTOPO_CACHE_DIR:-~/.cache/cluster-topology}/<tool>-<version>/. A cached binary is
 # never rebuilt. Binaries are never written into the repository.
 #
-#   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd]   # default: kube etcd helm
+#   tools/build-binaries.sh [kube] [etcd] [helm] [controller-manager] [node] [containerd]   # default: kube etcd helm
 #
 # `node` builds what the real node of `npm run dev-cluster -- up --node` runs beside the API server:
 # kubelet, kube-proxy, kube-controller-manager and kube-scheduler (same module as kube-apiserver);
@@ -81,6 +81,8 @@ for t in "${targets[@]}"; do
     kube)
       build kube "$KUBE_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
       build kube "$KUBE_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)" ;;
+    controller-manager)   # alone: the garbage collector of a test control plane
+      build kube "$KUBE_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$(kube_ldflags)" ;;
     node)
       for c in kubelet kube-proxy kube-controller-manager kube-scheduler; do
         build kube "$KUBE_DIR/$c" "k8s.io/kubernetes/cmd/$c" "$(kube_ldflags)"
@@ -91,7 +93,7 @@ for t in "${targets[@]}"; do
       build containerd "$CONTAINERD_DIR/ctr" github.com/containerd/containerd/v2/cmd/ctr "$(containerd_ldflags)" "$CONTAINERD_TAGS" ;;
     etcd) build etcd "$ETCD_DIR/etcd" go.etcd.io/etcd/server/v3 "-s -w" ;;
     helm) build helm "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm "$(helm_ldflags)" ;;
-    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, node, containerd)" >&2; exit 64 ;;
+    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, controller-manager, node, containerd)" >&2; exit 64 ;;
   esac
 done
 print_dirs
