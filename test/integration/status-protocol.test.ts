@@ -8,6 +8,7 @@ import { applyTopology, createPod, setPodStatus, topologyStatus } from '../suppo
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { operatorNamespace } from '../support/world.js';
+import { nodeFlagsOf } from '../../bench/proc.js';
 
 /**
  * The status protocol on a real API server (docs/status-protocol.md): the operator writes the
@@ -117,6 +118,8 @@ describe('the status protocol', () => {
       file,
     ]);
     await agent.port();
+    // bin/ctopo.js re-executed the agent with its runtime flags (docs/operator.md, "Runtime flags").
+    expect(await nodeFlagsOf(agent.child.pid!)).toEqual(['--max-semi-space-size=2', '--lite-mode']);
     const peers = async () => (await readFile(file, 'utf8').catch(() => '')).trim();
     await waitFor('the agent to write its peer', async () => (await peers()) === 'p-1@10.7.0.9', 30_000);
     const liveness = (state: string) => agent!.metric('ctopo_agent_operator_liveness', { state });

@@ -72,6 +72,24 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
       await erl.waitForNodes(full(m), members.filter((x) => x !== m).map(full), 20_000);
   };
   const nodesOf = (short: string) => erl.nodesOf(full(short));
+  /** The agent's SelfCheck… Events about pod `pod`, as the API server stores them. */
+  const selfCheckEvents = async (pod: string) =>
+    (
+      JSON.parse(
+        await kubectlOk(s, [
+          '-n',
+          NS,
+          'get',
+          'events',
+          '--field-selector',
+          `involvedObject.name=${pod}`,
+          '-o',
+          'json',
+        ]),
+      ) as {
+        items: { type: string; reason: string; message: string; involvedObject: { kind: string } }[];
+      }
+    ).items.filter((e) => e.reason.startsWith('SelfCheck'));
   const disconnects = (ms: string[]) =>
     Promise.all(ms.map((m) => agents.get(m)!.metricSum('ctopo_agent_disconnects_total')));
   /** Every nodedown or sample without a peer, since `mark`, on each of `members`. */
@@ -325,6 +343,49 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
       () => (g.output.match(/self check failed/g) ?? []).length >= 2,
       20_000,
     );
+    // Without create on events (this agent's Role has none) the Event is dropped and the work goes
+    // on: rounds keep running …
+    const rounds = await g.metricSum('ctopo_agent_rounds_total');
+    await waitFor(
+      'two more rounds',
+      async () => (await g.metricSum('ctopo_agent_rounds_total')) >= rounds + 2,
+      20_000,
+    );
+    expect(await selfCheckEvents('g')).toEqual([]);
+    // … and with it, the agent posts a Warning about its own pod (a new agent: its Event for the
+    // reason is not held back by the one just dropped).
+    await applyObjects(s, [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'agent-events', namespace: NS },
+        rules: [{ apiGroups: [''], resources: ['events'], verbs: ['create'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'agent-events', namespace: NS },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'agent-events' },
+        subjects: [{ kind: 'User', name: 'agent', apiGroup: 'rbac.authorization.k8s.io' }],
+      },
+    ]);
+    await waitFor('events allowed', () => canI(s, agentKubeconfig, ['create', 'events', '-n', NS]), 20_000);
+    await g.stop();
+    const g2 = startAgent('g');
+    const posted = await waitFor(
+      'the SelfCheck event',
+      async () => {
+        const e = await selfCheckEvents('g');
+        return e.length > 0 ? e : undefined;
+      },
+      30_000,
+    );
+    expect(posted.map((e) => [e.type, e.reason, e.involvedObject.kind])).toEqual([
+      ['Warning', 'SelfCheckNameMismatch', 'Pod'],
+    ]);
+    expect(posted[0]!.message).toContain('gee@127.0.0.1');
+    expect(posted[0]!.message).toContain('g@127.0.0.1');
+    await g2.stop();
   });
 
   // That no shell ever sees a name is proven where a shell could: exec-connector.test.ts and
