@@ -3,6 +3,7 @@ import type { Kube, KubeObject } from '../kube/client.js';
 import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
 import { topologiesPath } from '../kube/paths.js';
 import { Reflector } from '../kube/reflector.js';
+import { statusDigest } from '../protocol/publish.js';
 import type { Log } from '../observability/logger.js';
 
 /**
@@ -14,6 +15,8 @@ import type { Log } from '../observability/logger.js';
 export interface TopologyObject extends KubeObject {
   spec?: unknown;
   status?: ClusterTopologyStatus;
+  /** statusDigest(status), kept in its place once this process has written the status. */
+  statusDigest?: string;
 }
 
 export interface TopologyCacheOptions {
@@ -21,8 +24,8 @@ export interface TopologyCacheOptions {
   namespaces: readonly string[];
   listWatch: Omit<ListWatchOptions, 'query'>;
   /**
-   * True for a topology whose status this process has written: its status is then not kept
-   * (the written one is the previous status; at thousands of peers a copy is megabytes).
+   * True for a topology whose status this process has written: its status is then not kept, only
+   * its digest (the written one is the previous status; at thousands of peers a copy is megabytes).
    */
   statusKnown: (key: string) => boolean;
   /** One topology changed (`key`), or possibly all of them (undefined: after a re-list). */
@@ -49,8 +52,8 @@ export class TopologyCache {
           transform: (o) => {
             const t = o as TopologyObject;
             if (!opts.statusKnown(keyOf(t.metadata.namespace ?? '', t.metadata.name))) return t;
-            const { status: _status, ...rest } = t;
-            return rest as TopologyObject;
+            const { status, ...rest } = t;
+            return { ...rest, statusDigest: statusDigest(status) } as TopologyObject;
           },
           // One object changed (our own status writes too): only its key. A re-list: all of them.
           onChange: opts.onChange,
