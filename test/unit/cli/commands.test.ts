@@ -171,7 +171,7 @@ describe('analyze and explain without a usable kubeconfig: 69 (cannot tell), nev
     [{ KUBECONFIG: join(home, 'missing') }, `${join(home, 'missing')}: no such file`],
     [{ KUBECONFIG: garbage }, 'no current context'],
     [{ KUBECONFIG: undefined }, `$KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist`],
-  ])('%j', async (env, why) => {
+  ])('%j: exit 69 and says why', async (env, why) => {
     process.env.HOME = home;
     if (env.KUBECONFIG === undefined) delete process.env.KUBECONFIG;
     else process.env.KUBECONFIG = env.KUBECONFIG;
