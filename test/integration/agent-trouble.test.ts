@@ -30,6 +30,16 @@ describe('the agent in trouble does nothing to its peers', () => {
       file,
     ]);
   const trouble = (a: CtopoProcess, cause: string) => a.metric('ctopo_agent_trouble', { cause });
+  /** What the examples grant an agent, for ServiceAccount `sa`: its topology and Lease, read only. */
+  const readerOf = (sa: string) =>
+    readerRbac({
+      namespace: ns,
+      name: sa,
+      topologies: ['web'],
+      verbs: ['get', 'list', 'watch'],
+      leases: true,
+      subject: { kind: 'ServiceAccount', name: sa, namespace: ns },
+    });
 
   beforeAll(async () => {
     s = await sharedCluster();
@@ -40,17 +50,7 @@ describe('the agent in trouble does nothing to its peers', () => {
       selector: 'netzlive/pod-type=cluster-service',
       pollingInterval: '1s',
     });
-    await applyObjects(
-      s,
-      readerRbac({
-        namespace: ns,
-        name: 'agent',
-        topologies: ['web'],
-        verbs: ['get', 'list', 'watch'],
-        leases: true,
-        subject: { kind: 'ServiceAccount', name: 'agent', namespace: ns },
-      }),
-    );
+    await applyObjects(s, readerOf('agent'));
   });
   afterAll(async () => {
     await CtopoProcess.stopAll();
@@ -74,17 +74,7 @@ describe('the agent in trouble does nothing to its peers', () => {
   it('its token refused (401): reported as Forbidden, no round, and /healthz still 200', async () => {
     const file = join(s.dir, `${ns}-401.peers`);
     await kubectlOk(s, ['-n', ns, 'create', 'serviceaccount', 'gone']);
-    await applyObjects(
-      s,
-      readerRbac({
-        namespace: ns,
-        name: 'gone',
-        topologies: ['web'],
-        verbs: ['get', 'list', 'watch'],
-        leases: true,
-        subject: { kind: 'ServiceAccount', name: 'gone', namespace: ns },
-      }),
-    );
+    await applyObjects(s, readerOf('gone'));
     const token = (await kubectlOk(s, ['-n', ns, 'create', 'token', 'gone', '--duration=1h'])).trim();
     // The token is bound to the account: deleting it makes the API server answer 401 from now on.
     await kubectlOk(s, ['-n', ns, 'delete', 'serviceaccount', 'gone', '--wait=true']);

@@ -20,6 +20,7 @@ import {
 import { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { proxiedOperatorNamespace } from '../support/world.js';
 
 /** The rows of the error table operator-errors.test.ts does not cover: 429, 410 and 401. */
 
@@ -33,13 +34,8 @@ describe('429 and 410 through a fault-injecting proxy in front of the real API s
   const names = async () => (await topologyStatus(s, ns, 'web'))?.peers?.map((p) => p.nodeName) ?? [];
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'rows');
-    const token = await serviceAccountToken(s, ns, 'operator');
-    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
-    proxy = await new FaultProxy(s).start();
-    const kubeconfig = await kubeconfigForToken(s, `proxy-${ns}.kubeconfig`, token, proxy.url);
+    let kubeconfig: string;
+    ({ s, ns, proxy, kubeconfig } = await proxiedOperatorNamespace('rows'));
     await seedPods(s, ns, 2, { subnet: '10.6.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
@@ -187,13 +183,7 @@ describe('SIGTERM while the API server never answers a request', () => {
   let kubeconfig: string;
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'hung');
-    const token = await serviceAccountToken(s, ns, 'operator');
-    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
-    proxy = await new FaultProxy(s).start();
-    kubeconfig = await kubeconfigForToken(s, `hung-${ns}.kubeconfig`, token, proxy.url);
+    ({ s, ns, proxy, kubeconfig } = await proxiedOperatorNamespace('hung'));
     await seedPods(s, ns, 1, { subnet: '10.7.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',

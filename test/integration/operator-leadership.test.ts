@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
-import {
-  freshNamespace,
-  installCrd,
-  kubectlOk,
-  kubeconfigForToken,
-  sharedCluster,
-} from '../support/cluster.js';
-import { applyTopology, grantOperatorRbac, seedPods, serviceAccountToken } from '../support/objects.js';
-import { FaultProxy } from '../support/fault-proxy.js';
+import { kubectlOk } from '../support/cluster.js';
+import { applyTopology, seedPods } from '../support/objects.js';
+import type { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { proxiedOperatorNamespace } from '../support/world.js';
 
 /**
  * docs/operator.md, exit codes: "1: lost leadership (a restart campaigns again cleanly)". Two ways
@@ -44,13 +39,7 @@ describe('a leader that loses its Lease exits 1', () => {
     };
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'leader');
-    const token = await serviceAccountToken(s, ns, 'operator');
-    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
-    proxy = await new FaultProxy(s).start();
-    kubeconfig = await kubeconfigForToken(s, `leader-${ns}.kubeconfig`, token, proxy.url);
+    ({ s, ns, proxy, kubeconfig } = await proxiedOperatorNamespace('leader'));
     await seedPods(s, ns, 1, { subnet: '10.33.0' });
     await applyTopology(s, ns, 'web', { selector: 'netzlive/pod-type=cluster-service' });
   });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
-import { freshNamespace, installCrd, kubeconfigForToken, sharedCluster } from '../support/cluster.js';
-import { applyTopology, grantOperatorRbac, seedPods, serviceAccountToken } from '../support/objects.js';
-import { FaultProxy } from '../support/fault-proxy.js';
+import { applyTopology, seedPods } from '../support/objects.js';
+import type { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
+import { proxiedOperatorNamespace } from '../support/world.js';
 
 /**
  * The operator's /readyz as docs/operator.md states it, on the real API server through the fault
@@ -24,13 +24,7 @@ describe('the leader’s /readyz', () => {
     new RegExp(`^/apis/cluster.netzlive.io/v1alpha1/namespaces/${ns}/clustertopologies\\?.*watch=true`);
 
   beforeAll(async () => {
-    s = await sharedCluster();
-    await installCrd(s);
-    ns = await freshNamespace(s, 'readyz');
-    const token = await serviceAccountToken(s, ns, 'operator');
-    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
-    proxy = await new FaultProxy(s).start();
-    kubeconfig = await kubeconfigForToken(s, `readyz-${ns}.kubeconfig`, token, proxy.url);
+    ({ s, ns, proxy, kubeconfig } = await proxiedOperatorNamespace('readyz'));
     await seedPods(s, ns, 1, { subnet: '10.32.0' });
     await applyTopology(s, ns, 'web', {
       selector: 'netzlive/pod-type=cluster-service',

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { kubectlOk } from '../support/cluster.js';
-import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
+import {
+  applyTopology,
+  createPod,
+  makeLeaseStale,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { operatorNamespace } from '../support/world.js';
@@ -128,17 +134,7 @@ describe('the status protocol', () => {
     // The operator falls silent past the limit: stopped, and its last renewal made old.
     await op!.stop();
     op = undefined;
-    const old = new Date(Date.now() - 3600_000).toISOString().replace('Z', '000Z');
-    await kubectlOk(s, [
-      '-n',
-      ns,
-      'patch',
-      'lease',
-      'clustertopology.web',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { renewTime: old } }),
-    ]);
+    await makeLeaseStale(s, ns, 'web');
     await waitFor('liveness stale', async () => (await liveness('stale')) === 1, 20_000);
     expect(await agent.metric('ctopo_agent_trouble', { cause: 'StatusStale' })).toBe(1);
     expect(agent.output).toMatch(/operator liveness stale/);

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
 import { kubectlOk } from '../support/cluster.js';
-import { applyTopology, createPod, setPodStatus, topologyStatus } from '../support/objects.js';
+import {
+  applyTopology,
+  createPod,
+  patchTopologyStatus,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { operatorNamespace } from '../support/world.js';
@@ -22,25 +28,7 @@ describe('the operator puts back the status it owns', () => {
     (
       await kubectlOk(s, ['-n', ns, 'get', 'ctopo', 'web', '-o', 'jsonpath={.metadata.resourceVersion}'])
     ).trim();
-  /** Writes `status` (a merge patch) through the status subresource; returns what the object then held. */
-  const overwrite = async (status: Record<string, unknown>) =>
-    (
-      JSON.parse(
-        await kubectlOk(s, [
-          '-n',
-          ns,
-          'patch',
-          'ctopo',
-          'web',
-          '--subresource=status',
-          '--type=merge',
-          '-o',
-          'json',
-          '-p',
-          JSON.stringify({ status }),
-        ]),
-      ) as { status: ClusterTopologyStatus }
-    ).status;
+  const overwrite = (status: Record<string, unknown>) => patchTopologyStatus(s, ns, 'web', status);
   const putBack = (what: string) =>
     waitFor(
       `${what} put back`,

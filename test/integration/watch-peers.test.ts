@@ -7,6 +7,7 @@ import {
   applyTopology,
   createPod,
   deletePod,
+  makeLeaseStale,
   readerRbac,
   serviceAccountToken,
   setPodStatus,
@@ -90,6 +91,16 @@ describe('watchPeers in trouble keeps the peers it handed over', () => {
   const troubles: string[] = [];
   const app = { kind: 'ServiceAccount' as const, name: 'app', namespace: '' };
   const operator = () => startOperator(opKubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+  /** The application's own: get/list/watch on its topology and its Lease. */
+  const appRbac = () =>
+    readerRbac({
+      namespace: ns,
+      name: 'app',
+      topologies: ['web'],
+      verbs: ['get', 'list', 'watch'],
+      leases: true,
+      subject: app,
+    });
   /** `cause` reported, then `n` more reports of it (one per check, every pollingInterval). */
   const reported = async (cause: string, n = 3) => {
     await waitFor(`${cause} reported`, () => troubles.includes(cause), 60_000);
@@ -105,17 +116,7 @@ describe('watchPeers in trouble keeps the peers it handed over', () => {
     ({ s, ns, kubeconfig: opKubeconfig } = await operatorNamespace('libtrouble'));
     app.namespace = ns;
     const token = await serviceAccountToken(s, ns, 'app');
-    await applyObjects(
-      s,
-      readerRbac({
-        namespace: ns,
-        name: 'app',
-        topologies: ['web'],
-        verbs: ['get', 'list', 'watch'],
-        leases: true,
-        subject: app,
-      }),
-    );
+    await applyObjects(s, appRbac());
     proxy = await new FaultProxy(s).start();
     const kubeconfig = await kubeconfigForToken(s, `app-${ns}.kubeconfig`, token, proxy.url);
     await applyTopology(s, ns, 'web', {
@@ -164,17 +165,7 @@ describe('watchPeers in trouble keeps the peers it handed over', () => {
       expect(seen.length).toBe(count);
       expect(watch.peers).toEqual(['t-0@10.9.1.1', 't-1@10.9.1.2']);
     } finally {
-      await applyObjects(
-        s,
-        readerRbac({
-          namespace: ns,
-          name: 'app',
-          topologies: ['web'],
-          verbs: ['get', 'list', 'watch'],
-          leases: true,
-          subject: app,
-        }),
-      );
+      await applyObjects(s, appRbac());
     }
     await deletePod(s, ns, 't-1');
     await waitFor('the change', () => watch.peers?.length === 1, 90_000);
@@ -184,18 +175,7 @@ describe('watchPeers in trouble keeps the peers it handed over', () => {
     const count = seen.length;
     await op!.stop();
     op = undefined;
-    // Past the limit without waiting it out: the operator's last poll dated an hour back.
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace('Z', '000Z');
-    await kubectlOk(s, [
-      '-n',
-      ns,
-      'patch',
-      'lease',
-      'clustertopology.web',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { renewTime: hourAgo } }),
-    ]);
+    await makeLeaseStale(s, ns, 'web');
     await reported('StatusStale');
     expect(seen.length).toBe(count);
     expect(watch.peers).toEqual(['t-0@10.9.1.1']);
