@@ -35,7 +35,7 @@ const TITLES: Record<string, string> = {
   'failure-domains': 'Failure-domain analysis',
   operator: 'Operator on a real API server: convergence, API cost, memory',
   'beam-client':
-    'BEAM client library inside the VM, the sidecar beside it: memory added, idle CPU and distribution calls, status change → connect_node, at 100 and 1,000 peers',
+    'BEAM client library inside the VM, the sidecar beside it: memory added, idle CPU and distribution calls, status change → connect_node, at 2, 100 and 1,000 peers',
 };
 
 /** Every `NAME.bench.js` beside this file: the known ones in TITLES' order, then the rest by name. */

@@ -2,16 +2,89 @@
 %% account mount and KUBERNETES_SERVICE_HOST/PORT; out of a pod the API URL, the credentials
 %% (a token file, or a client certificate and key) and the CA file are options. Unknown options
 %% and unusable values are refused with a message that names them.
+%%
+%% `enabled' decides what happens where the client cannot run: `auto' (the default) ignores the
+%% start out of a pod, that is with no service account mount, no `api_url' and no
+%% KUBERNETES_SERVICE_HOST (a laptop, `mix test', CI); `true' makes every missing setting an
+%% error; `false' always ignores the start.
 -module(cluster_topology_config).
 
--export([parse/1, parse/2, defaults/0, backoff/4]).
+-export([parse/1, parse/2, defaults/0]).
+-export_type([options/0, config/0, hook/0, api/0]).
 
 -define(SA_DIR, <<"/var/run/secrets/kubernetes.io/serviceaccount">>).
 
+-type text() :: binary() | string().
+-type hook() :: fun((map()) -> term()) | {module(), atom()} | pid() | atom().
+
+%% The options as a user gives them: a map, or a list of {Key, Value} (Elixir's keyword list).
+-type options() :: #{
+    name => text(),
+    namespace => text(),
+    enabled => boolean() | auto,
+    api_url => text(),
+    token_file => text(),
+    cert_file => text(),
+    key_file => text(),
+    ca_file => text(),
+    pod_name => text(),
+    service_account_dir => text(),
+    lease => boolean(),
+    hook => hook() | undefined,
+    register => atom() | false,
+    connect_concurrency => pos_integer(),
+    max_peers => pos_integer(),
+    max_body_bytes => pos_integer(),
+    backoff_min_ms => pos_integer(),
+    backoff_max_ms => pos_integer(),
+    retry_ms => pos_integer(),
+    reconnect_delay_ms => pos_integer(),
+    connect_timeout_ms => pos_integer(),
+    request_timeout_ms => pos_integer(),
+    watch_timeout_s => pos_integer(),
+    idle_timeout_ms => pos_integer()
+} | [{atom(), term()}].
+
+%% Where the API server is: `prefix' is the URL's path (a proxy may serve the API below one).
+-type api() :: #{tls := boolean(), host := string(), port := inet:port_number(), prefix := binary()}.
+
+%% The parsed configuration: every option with its value or default, strings as binaries, and
+%% the API server's address.
+-type config() :: #{
+    name := binary(),
+    namespace := binary(),
+    enabled := boolean() | auto,
+    api_url := binary(),
+    api := api(),
+    token_file := binary() | undefined,
+    cert_file := binary() | undefined,
+    key_file := binary() | undefined,
+    ca_file := binary() | undefined,
+    pod_name := binary() | undefined,
+    service_account_dir := binary(),
+    lease := boolean(),
+    hook := hook() | undefined,
+    register := atom() | false,
+    connect_concurrency := pos_integer(),
+    max_peers := pos_integer(),
+    max_body_bytes := pos_integer(),
+    backoff_min_ms := pos_integer(),
+    backoff_max_ms := pos_integer(),
+    retry_ms := pos_integer(),
+    reconnect_delay_ms := pos_integer(),
+    connect_timeout_ms := pos_integer(),
+    request_timeout_ms := pos_integer(),
+    watch_timeout_s := pos_integer(),
+    idle_timeout_ms := pos_integer()
+}.
+
+%% @doc Every option's default (`undefined': none, or found in the pod).
+-spec defaults() -> #{atom() => term()}.
 defaults() ->
     #{
         namespace => undefined,
         name => undefined,
+        enabled => auto,
         api_url => undefined,
         token_file => undefined,
         cert_file => undefined,
@@ -35,10 +108,14 @@ defaults() ->
         idle_timeout_ms => 150000
     }.
 
-%% @doc Parses options (a map or a proplist, as Erlang or Elixir gives them).
--spec parse(map() | list()) -> {ok, map()} | {error, binary()}.
+%% @doc Parses options (a map or a proplist, as Erlang or Elixir gives them): the configuration,
+%% `{ignore, Why}' when the client is not to run here (see `enabled'), or `{error, Why}'.
+-spec parse(options()) -> {ok, config()} | {ignore, binary()} | {error, binary()}.
 parse(Opts) -> parse(Opts, fun os:getenv/1).
 
+%% @doc As `parse/1', with the environment read through `GetEnv' (tests give their own).
+-spec parse(options(), fun((string()) -> string() | false)) ->
+    {ok, config()} | {ignore, binary()} | {error, binary()}.
 parse(Opts, GetEnv) when is_list(Opts) ->
     case lists:all(fun(X) -> is_tuple(X) andalso tuple_size(X) =:= 2 andalso is_atom(element(1, X)) end, Opts) of
         true -> parse(maps:from_list(Opts), GetEnv);
@@ -49,7 +126,7 @@ parse(Opts, GetEnv) when is_map(Opts) ->
     case [K || K <- maps:keys(Opts), not maps:is_key(K, D)] of
         [] ->
             try
-                {ok, resolve(maps:merge(D, maps:map(fun normalize/2, Opts)), GetEnv)}
+                decide(maps:merge(D, maps:map(fun normalize/2, Opts)), GetEnv)
             catch
                 throw:{config, Msg} -> {error, iolist_to_binary(Msg)}
             end;
@@ -87,12 +164,30 @@ string(K, V) when is_list(V), V =/= [] ->
 string(K, V) -> bad("~p must be a non-empty string, not ~p", [K, V]).
 
 other(lease, V) when is_boolean(V) -> V;
+other(enabled, V) when is_boolean(V); V =:= auto -> V;
 other(hook, F) when is_function(F, 1) -> F;
 other(hook, {M, F}) when is_atom(M), is_atom(F) -> {M, F};
 other(hook, P) when is_pid(P); is_atom(P) -> P;
 other(register, false) -> false;
 other(register, A) when is_atom(A) -> A;
 other(K, V) -> bad("~p has an unusable value: ~p", [K, V]).
+
+%% Whether the client runs here; if it does, its configuration.
+decide(#{name := undefined}, _) ->
+    bad("name (the ClusterTopology's name) is not set", []);
+decide(#{enabled := false}, _) ->
+    {ignore, <<"enabled is false">>};
+decide(#{enabled := auto, api_url := undefined, service_account_dir := SA} = C, GetEnv) ->
+    case filelib:is_dir(SA) orelse is_list(GetEnv("KUBERNETES_SERVICE_HOST")) of
+        true ->
+            {ok, resolve(C, GetEnv)};
+        false ->
+            {ignore, iolist_to_binary([<<"not in a Kubernetes pod (no service account mount in ">>, SA,
+                <<", no api_url, no KUBERNETES_SERVICE_HOST); set api_url and credentials to use it here, "
+                  "or enabled => true to make this an error">>])}
+    end;
+decide(C, GetEnv) ->
+    {ok, resolve(C, GetEnv)}.
 
 resolve(C0, GetEnv) ->
     SA = binary_to_list(maps:get(service_account_dir, C0)),
@@ -108,7 +203,6 @@ resolve(C0, GetEnv) ->
                 string:trim(NS)
         end
     end),
-    maps:get(name, C1) =:= undefined andalso bad("name (the ClusterTopology's name) is not set", []),
     C2 = default(api_url, C1, fun() ->
         case {GetEnv("KUBERNETES_SERVICE_HOST"), GetEnv("KUBERNETES_SERVICE_PORT")} of
             {H, P} when is_list(H), H =/= "", is_list(P), P =/= "" ->
@@ -165,10 +259,3 @@ parse_url(Url) ->
         _ ->
             bad("api_url ~s is not an http(s) URL", [Url])
     end.
-
-%% @doc Capped exponential backoff with jitter: a delay in [D/2, D], D = min(Max, Min * 2^Attempt).
--spec backoff(non_neg_integer(), pos_integer(), pos_integer(), fun((pos_integer()) -> pos_integer())) -> pos_integer().
-backoff(Attempt, Min, Max, Uniform) ->
-    D = min(Max, Min bsl min(Attempt, 30)),
-    Half = max(1, D div 2),
-    D - Half + Uniform(Half + 1) - 1.

@@ -17,7 +17,12 @@
 %% Conf: #{host, port, tls := boolean(), ssl := [ssl option], headers := [{Name, Value}],
 %%         connect_timeout, recv_timeout, max_body}
 
+-type conf() :: #{host := string(), port := inet:port_number(), tls := boolean(), atom() => term()}.
+-type headers() :: [{iodata(), iodata()}].
+-export_type([conf/0]).
+
 %% @doc GET Path; `{ok, Status, Headers, Body}' or `{error, Why}'.
+-spec get(conf(), iodata(), headers()) -> {ok, integer(), [{binary(), binary()}], binary()} | {error, term()}.
 get(Conf, Path, Extra) ->
     case open(Conf) of
         {ok, C} ->
@@ -37,6 +42,7 @@ get(Conf, Path, Extra) ->
 
 %% @doc Starts a watch: `{ok, Watch}' when the server answered 200, `{status, Code, Body}' for
 %% another answer, `{error, Why}' when no answer came.
+-spec watch_open(conf(), iodata(), headers()) -> {ok, watch()} | {status, integer(), binary()} | {error, term()}.
 watch_open(Conf, Path, Extra) ->
     case open(Conf) of
         {ok, C} ->
@@ -63,6 +69,7 @@ watch_open(Conf, Path, Extra) ->
 
 %% @doc The next event line of a watch: `{line, Bin, Watch}', `done' (the server ended the
 %% stream) or `{error, Why}'. The connection is closed on `done' and on errors.
+-spec watch_next(watch()) -> {line, binary(), watch()} | done | {error, term()}.
 watch_next(C) ->
     try next_line(C) of
         {line, L, C1} -> {line, L, C1};
@@ -71,9 +78,13 @@ watch_next(C) ->
         throw:{http, Why} -> close_conn(C), {error, Why}
     end.
 
+%% @doc Closes a watch before its end.
+-spec close(watch()) -> ok.
 close(C) -> close_conn(C).
 
 %% @doc TLS options: the peer is verified against the CA, with the host name (or IP) checked.
+-spec ssl_options(#{host := string(), ca_file := string(), cert_file => string() | undefined,
+    key_file => string() | undefined}) -> [ssl:tls_client_option()].
 ssl_options(#{host := Host, ca_file := CA} = O) ->
     Sni =
         case inet:parse_strict_address(Host) of
@@ -145,7 +156,7 @@ family(Host) ->
     end.
 
 close_conn(#conn{mod = M, sock = S}) ->
-    catch M:close(S),
+    try M:close(S) catch _:_ -> ok end,
     ok.
 
 send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->

@@ -20,7 +20,7 @@
 decode(Bin) when is_binary(Bin) ->
     case otp_json() of
         true ->
-            try json:decode(Bin) of
+            try erlang:apply(optional(json), decode, [Bin]) of
                 V -> {ok, V}
             catch
                 error:R -> {error, {invalid_json, R}}
@@ -41,6 +41,10 @@ decode_builtin(Bin) when is_binary(Bin) ->
     catch
         throw:{json, Why} -> {error, {invalid_json, Why}}
     end.
+
+%% A module that may not exist (OTP 25 and 26 have no `json'), named at run time: a call to
+%% it written out would make xref and dialyzer report an undefined function there.
+optional(json) -> list_to_existing_atom("json").
 
 otp_json() ->
     case persistent_term:get({?MODULE, otp_json}, undefined) of
@@ -234,5 +238,6 @@ to_number(Sign, Int, Frac, Exp) ->
 sign(<<"-">>) -> -1;
 sign(_) -> 1.
 
-big_exponent(_, <<"-", _/binary>>) -> 0.0;
+%% An underflow is a zero of the number's sign (OTP 27 and later tell -0.0 from 0.0, as json does).
+big_exponent(Sign, <<"-", _/binary>>) -> 0.0 * sign(Sign);
 big_exponent(_, _) -> bad(number_out_of_range).

@@ -22,7 +22,13 @@
     connect := [binary()],
     self_listed := boolean()
 }.
--export_type([plan/0]).
+-export_type([plan/0, results/0, reporter/0]).
+
+%% Per phase, each node's result.
+-type results() :: #{connect := #{binary() => ok | {error, term()}}, disconnect := #{binary() => ok | {error, term()}}}.
+%% Told each connect_node/disconnect_node call: what, the node, its result and how long it took
+%% (native time units); it runs in the process that made the call.
+-type reporter() :: fun((connect | disconnect, node(), ok | {error, term()}, integer()) -> term()).
 
 %% @doc The plan for a list when the previous list was the same (no node is new to it).
 -spec plan([binary()], [binary()], binary()) -> plan().
@@ -52,7 +58,13 @@ plan(Remembered0, Desired0, Self, Previous) ->
 set(L) -> maps:from_list([{N, true} || N <- L]).
 
 %% @doc Folds the results (`#{Node => ok | {error, Why}}' per phase) into the next remembered list.
--spec complete(plan(), #{connect := map(), disconnect := map()}) -> map().
+-spec complete(plan(), results()) -> #{
+    remembered := [binary()],
+    connected := [binary()],
+    failed_connects := [{binary(), term()}],
+    disconnected := [binary()],
+    failed_disconnects := [{binary(), term()}]
+}.
 complete(#{connect := C, disconnect := D}, #{connect := CR0, disconnect := DR0}) ->
     %% The usual reasons become the module's constants (no heap per failed peer).
     CR = maps:map(fun(_, R) -> reason(R) end, CR0),
@@ -75,12 +87,15 @@ reason({error, unreachable}) -> {error, unreachable};
 reason({error, not_distributed}) -> {error, not_distributed};
 reason(Other) -> Other.
 
-%% @doc Carries a plan out in this VM. Options: `concurrency' (connects in flight).
-%% Returns the results and what was called, with the time the first connect_node was called.
--spec execute(plan(), map()) -> map().
+%% @doc Carries a plan out in this VM. Options: `concurrency' (connects in flight), `report'
+%% (a `reporter()', or `undefined'). Returns the results and what was called, with the time the
+%% first connect_node was called.
+-spec execute(plan(), #{concurrency => pos_integer(), report => reporter() | undefined}) ->
+    #{results := results(), called := [binary()], first_connect_at := integer() | undefined}.
 execute(#{disconnect := D, connect := C}, Opts) ->
     Limit = max(1, maps:get(concurrency, Opts, 8)),
-    DR = maps:from_list([{N, disconnect(N)} || N <- D]),
+    Report = maps:get(report, Opts, undefined),
+    DR = maps:from_list([{N, call(disconnect, N, Report)} || N <- D]),
     Held =
         case D of
             [] -> maps:from_list([{atom_to_binary(N, utf8), true} || N <- nodes([visible, hidden])]);
@@ -93,37 +108,49 @@ execute(#{disconnect := D, connect := C}, Opts) ->
             [] -> undefined;
             _ -> os:system_time(millisecond)
         end,
-    CR = connect_all(ToCall, Limit),
+    CR = connect_all(ToCall, Limit, Report),
     #{
         results => #{connect => maps:merge(HeldResults, CR), disconnect => DR},
         called => ToCall,
         first_connect_at => FirstAt
     }.
 
-disconnect(N) ->
-    case erlang:disconnect_node(binary_to_atom(N, utf8)) of
+%% One distribution call (the names were checked by the node-name grammar before they got here).
+call(What, N, Report) ->
+    Node = binary_to_atom(N, utf8),
+    T0 = erlang:monotonic_time(),
+    R =
+        case What of
+            connect -> connect(Node);
+            disconnect -> disconnect(Node)
+        end,
+    _ = is_function(Report) andalso Report(What, Node, R, erlang:monotonic_time() - T0),
+    R.
+
+disconnect(Node) ->
+    case erlang:disconnect_node(Node) of
         true -> ok;
         false -> ok;
         ignored -> {error, not_distributed}
     end.
 
-connect(N) ->
-    case net_kernel:connect_node(binary_to_atom(N, utf8)) of
+connect(Node) ->
+    case net_kernel:connect_node(Node) of
         true -> ok;
         false -> {error, unreachable};
         ignored -> {error, not_distributed}
     end.
 
 %% At most Limit connects in flight, each in a process of its own.
-connect_all(Nodes, Limit) ->
-    connect_all(Nodes, Limit, #{}, #{}).
+connect_all(Nodes, Limit, Report) ->
+    connect_all(Nodes, Limit, Report, #{}, #{}).
 
-connect_all([], _Limit, Running, Acc) when map_size(Running) =:= 0 ->
+connect_all([], _Limit, _Report, Running, Acc) when map_size(Running) =:= 0 ->
     Acc;
-connect_all([N | Rest], Limit, Running, Acc) when map_size(Running) < Limit ->
-    {_, Ref} = spawn_monitor(fun() -> exit({connect_result, connect(N)}) end),
-    connect_all(Rest, Limit, Running#{Ref => N}, Acc);
-connect_all(Queue, Limit, Running, Acc) ->
+connect_all([N | Rest], Limit, Report, Running, Acc) when map_size(Running) < Limit ->
+    {_, Ref} = spawn_monitor(fun() -> exit({connect_result, call(connect, N, Report)}) end),
+    connect_all(Rest, Limit, Report, Running#{Ref => N}, Acc);
+connect_all(Queue, Limit, Report, Running, Acc) ->
     receive
         {'DOWN', Ref, process, _, Why} when is_map_key(Ref, Running) ->
             {N, Running1} = maps:take(Ref, Running),
@@ -132,7 +159,7 @@ connect_all(Queue, Limit, Running, Acc) ->
                     {connect_result, Res} -> Res;
                     Other -> {error, {crashed, Other}}
                 end,
-            connect_all(Queue, Limit, Running1, Acc#{N => R})
+            connect_all(Queue, Limit, Report, Running1, Acc#{N => R})
     end.
 
 unique(L) -> unique(L, #{}, []).

@@ -6,7 +6,7 @@
 %% - a status without either is UNKNOWN: the reader keeps what it has;
 %% - an answer that is not shaped like a ClusterTopology (wrong types, too many peers) is an
 %%   ERROR: the reader keeps its last good list and reports it;
-%% - the operator is live iff its Lease exists and now =< renewTime + leaseDurationSeconds;
+%% - the operator is live iff its Lease exists and now =&lt; renewTime + leaseDurationSeconds;
 %%   a missing or unreadable Lease is liveness UNKNOWN (reported, never acted on).
 -module(cluster_topology_status).
 

@@ -156,6 +156,40 @@ config_test_() ->
          cluster_topology_config:parse(maps:remove(api_url, Base),
              fun("KUBERNETES_SERVICE_HOST") -> "::1"; ("KUBERNETES_SERVICE_PORT") -> "443"; (_) -> false end))].
 
+enabled_test_() ->
+    %% Out of a pod: no service account directory, no api_url.
+    Out = #{name => <<"web">>, service_account_dir => <<"/nonexistent">>},
+    Env = fun(_) -> false end,
+    P = fun(O) -> cluster_topology_config:parse(O, Env) end,
+    [?_assertMatch({ignore, <<"not in a Kubernetes pod", _/binary>>}, P(Out)),
+     ?_assertMatch({ignore, _}, P(Out#{enabled => auto})),
+     %% true: today's strict behaviour, the missing setting named
+     ?_assertMatch({error, <<"namespace is not set", _/binary>>}, P(Out#{enabled => true})),
+     ?_assertMatch({ignore, <<"enabled is false">>}, P(Out#{enabled => false, namespace => <<"a">>,
+         api_url => <<"https://h">>, token_file => <<"/t">>, ca_file => <<"/c">>})),
+     %% an api_url given: the client is meant to run, so what is missing is an error
+     ?_assertMatch({error, <<"no credentials", _/binary>>}, P(Out#{namespace => <<"a">>, api_url => <<"https://h">>})),
+     %% a wrong option or a missing name is an error even where the client would not run
+     ?_assertMatch({error, <<"unknown options", _/binary>>}, P(Out#{colour => red})),
+     ?_assertMatch({error, <<"name ", _/binary>>}, P(maps:remove(name, Out))),
+     ?_assertMatch({error, <<"enabled has an unusable value", _/binary>>}, P(Out#{enabled => yes}))].
+
+enabled_start_link_test() ->
+    %% The default service account directory does not exist where these tests run.
+    false = filelib:is_dir("/var/run/secrets/kubernetes.io/serviceaccount"),
+    false = os:getenv("KUBERNETES_SERVICE_HOST"),
+    Log = ct_log:start(),
+    ?assertEqual(ignore, cluster_topology:start_link([{name, "web"}])),
+    Lines = [T || {_, T} <- ct_log:stop(Log)],
+    %% One line, saying why and how to turn it on.
+    ?assertMatch([<<"cluster_topology: not started: not in a Kubernetes pod", _/binary>>], Lines),
+    [Line] = Lines,
+    ?assertNotEqual(nomatch, binary:match(Line, <<"enabled => true">>)),
+    ?assertNotEqual(nomatch, binary:match(Line, <<"api_url">>)),
+    ?assertEqual(ignore, cluster_topology:start_link(#{name => <<"web">>, enabled => false})),
+    ?assertMatch({error, {bad_options, <<"namespace is not set", _/binary>>}},
+        cluster_topology:start_link(#{name => <<"web">>, enabled => true})).
+
 in_pod_config_test() ->
     Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "ct-sa-" ++ integer_to_list(erlang:unique_integer([positive]))),
     ok = filelib:ensure_dir(filename:join(Dir, "x")),
@@ -168,8 +202,8 @@ in_pod_config_test() ->
     ?assertEqual(list_to_binary(filename:join(Dir, "ca.crt")), maps:get(ca_file, C)),
     ?assertMatch(#{host := "10.0.0.1", port := 443, tls := true}, maps:get(api, C)).
 
-backoff_test() ->
-    B = fun(A, U) -> cluster_topology_config:backoff(A, 100, 1000, U) end,
+backoff_delay_test() ->
+    B = fun(A, U) -> cluster_topology_backoff:delay(A, 100, 1000, U) end,
     Lo = fun(_) -> 1 end,
     Hi = fun(N) -> N end,
     ?assertEqual({50, 100}, {B(0, Lo), B(0, Hi)}),
@@ -177,6 +211,33 @@ backoff_test() ->
     ?assertEqual({500, 1000}, {B(10, Lo), B(10, Hi)}),
     ?assertEqual({500, 1000}, {B(1000, Lo), B(1000, Hi)}),
     [?assert(X >= 500 andalso X =< 1000) || X <- [B(20, fun rand:uniform/1) || _ <- lists:seq(1, 100)]].
+
+%% The delays of retries after `Causes', one a second (a clock in ms), each at its ceiling.
+delays(Causes) ->
+    {Ds, _, _} = lists:foldl(fun(Cause, {Acc, B, T}) ->
+        {D, B1} = cluster_topology_backoff:next(B, Cause, T, fun(N) -> N end),
+        {[D | Acc], B1, T + 1000}
+    end, {[], cluster_topology_backoff:new(500, 30000), 0}, Causes),
+    lists:reverse(Ds).
+
+backoff_grows_to_its_cap_test() ->
+    ?assertEqual([500, 1000, 2000, 4000, 8000, 16000, 30000, 30000], delays(lists:duplicate(8, broken))).
+
+backoff_starts_over_after_a_healthy_period_test() ->
+    {D1, B1} = cluster_topology_backoff:next(cluster_topology_backoff:new(500, 30000), gone, 0, fun(N) -> N end),
+    {D2, B2} = cluster_topology_backoff:next(B1, gone, 1000, fun(N) -> N end),
+    {D3, B3} = cluster_topology_backoff:next(B2, gone, 1000 + 120000, fun(N) -> N end),
+    {D4, _} = cluster_topology_backoff:next(B3, gone, 1000 + 120000 + 120001, fun(N) -> N end),
+    ?assertEqual([500, 1000, 2000, 500], [D1, D2, D3, D4]).
+
+backoff_quick_retry_after_a_transport_failure_test_() ->
+    %% A restarted API server answers 403 until its authorization caches synced: the first 403
+    %% after a transport failure starts the attempts over; a 403 after anything else does not.
+    [?_assertEqual([500, 1000, 2000, 4000, 500, 1000, 2000], delays([unreachable, unreachable, unreachable, unreachable,
+         forbidden, forbidden, forbidden])),
+     ?_assertEqual([500, 1000, 500], delays([broken, idle, forbidden])),
+     ?_assertEqual([500, 1000, 2000], delays([api_error, api_error, forbidden])),
+     ?_assertEqual([500, 1000, 2000], delays([unreachable, unreachable, unauthorized]))].
 
 %% --- HTTP ------------------------------------------------------------------------------------
 
@@ -260,6 +321,18 @@ tls_handshake(Dir, ServerCert, Host, CA) ->
         {error, E} -> {error, E}
     end.
 
+%% Why the client's TLS handshake failed: hostname_check_failed when OTP names that problem in
+%% the alert it sent (OTP 25 sends handshake_failure, 27 and later bad_certificate), otherwise the
+%% alert itself.
+tls_refusal({error, {tls_alert, {Alert, Description}}} = E) ->
+    case {lists:member(Alert, [handshake_failure, bad_certificate]), string:find(Description, "hostname_check_failed")} of
+        {true, Found} when Found =/= nomatch -> hostname_check_failed;
+        {true, _} -> E;
+        {false, _} -> Alert
+    end;
+tls_refusal(Other) ->
+    Other.
+
 tls_verification_test_() ->
     {setup,
         fun() ->
@@ -274,8 +347,10 @@ tls_verification_test_() ->
         fun(Dir) ->
             [?_assertEqual(ok, tls_handshake(Dir, "ip", "127.0.0.1", "ca.crt")),
              ?_assertEqual(ok, tls_handshake(Dir, "dns", "localhost", "ca.crt")),
-             ?_assertMatch({error, _}, tls_handshake(Dir, "wrong", "127.0.0.1", "ca.crt")),
-             ?_assertMatch({error, _}, tls_handshake(Dir, "dns", "127.0.0.1", "ca.crt")),
-             ?_assertMatch({error, _}, tls_handshake(Dir, "ip", "localhost", "ca.crt")),
-             ?_assertMatch({error, _}, tls_handshake(Dir, "ip", "127.0.0.1", "other.crt"))]
+             %% the certificate does not name the host: the client refuses it for that reason
+             ?_assertEqual(hostname_check_failed, tls_refusal(tls_handshake(Dir, "wrong", "127.0.0.1", "ca.crt"))),
+             ?_assertEqual(hostname_check_failed, tls_refusal(tls_handshake(Dir, "dns", "127.0.0.1", "ca.crt"))),
+             ?_assertEqual(hostname_check_failed, tls_refusal(tls_handshake(Dir, "ip", "localhost", "ca.crt"))),
+             %% a certificate of another CA
+             ?_assertEqual(unknown_ca, tls_refusal(tls_handshake(Dir, "ip", "127.0.0.1", "other.crt")))]
         end}.
