@@ -6,7 +6,8 @@ import { repoRoot } from './paths.js';
 /**
  * docs/guarantees.md, checked so it cannot drift: every row cites where the docs make the
  * guarantee (the phrase must still be there) and what proves it — tests that must exist in their
- * files, a benchmark module, or `pending: <branch>` for a branch whose tests are not merged yet.
+ * files (a jest test by its title, an eunit test by its function), a benchmark module, or
+ * `pending: <branch>` for a branch whose tests are not merged yet.
  */
 
 /** Branches whose guarantees are being tested elsewhere; a pending row must name one of them. */
@@ -115,11 +116,16 @@ describe('docs/guarantees.md', () => {
       } else expect(row.tests.length + row.benches.length).toBeGreaterThan(0);
       for (const { file, title } of row.tests) {
         const path = join(repoRoot, file);
-        expect({ file, exists: existsSync(path) && /\.test\.ts$/.test(file) }).toEqual({
+        expect({ file, exists: existsSync(path) && /(\.test\.ts|_tests\.erl)$/.test(file) }).toEqual({
           file,
           exists: true,
         });
-        expect({ file, title, found: testTitles(readFileSync(path, 'utf8')).includes(title) }).toEqual({
+        const source = readFileSync(path, 'utf8');
+        const found = file.endsWith('.erl')
+          ? // An eunit test is a function of the module: `name_test()`, or a generator `name_test_()`.
+            /^[a-z][a-z0-9_]*_test_?$/.test(title) && new RegExp(`^${title}\\(\\) ->`, 'm').test(source)
+          : testTitles(source).includes(title);
+        expect({ file, title, found }).toEqual({
           file,
           title,
           found: true,
