@@ -12,7 +12,7 @@ import { planReconcile } from './plan.js';
 import { PodSources } from './pod-sources.js';
 import { notReady } from './readiness.js';
 import { TopologyCache, type TopologyObject } from './topology-cache.js';
-import { topologyStatusPath } from '../kube/paths.js';
+import { topologyPath } from '../kube/paths.js';
 import { statusDigest } from '../protocol/publish.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
@@ -199,8 +199,12 @@ export class TopologyController {
     const cached = topology.statusDigest ?? statusDigest(topology.status);
     if (cached === served.writtenDigest) return { status: served.written };
     const { namespace = '', name } = topology.metadata;
+    this.log('debug', 'reading the status again: the cache holds another than the one written', {
+      key: `${namespace}/${name}`,
+    });
     try {
-      const fresh = await this.kube.request<TopologyObject>('GET', topologyStatusPath(namespace, name));
+      // The object (get is the operator's; get on the status subresource is not).
+      const fresh = await this.kube.request<TopologyObject>('GET', topologyPath(namespace, name));
       if (statusDigest(fresh.status) !== served.writtenDigest)
         this.log('info', 'the status holds what this operator did not write; it is written again', {
           key: `${namespace}/${name}`,

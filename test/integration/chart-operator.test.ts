@@ -11,6 +11,7 @@ import {
   applyTopology,
   canI,
   eventsFor,
+  patchTopologyStatus,
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
@@ -317,6 +318,23 @@ describe('the chart RBAC on a real API server', () => {
     expect(ev.message).toMatch(/4 peers/);
     expect(await op!.metricSum('ctopo_api_responses_total', { code: '403' })).toBe(0);
     expect(await op!.metricSum('ctopo_api_responses_total', { code: '401' })).toBe(0);
+    expect(op!.output).not.toMatch(/forbidden/i);
+  });
+
+  it('puts back a status someone else overwrote, as the chart’s ServiceAccount: the object is read afresh, never a 403', async () => {
+    const before = await topologyStatus(s, appNs, 'web');
+    const held = await patchTopologyStatus(s, appNs, 'web', { peers: [], peerCount: 0 });
+    expect(held.peers).toEqual([]);
+    const st = await waitFor(
+      'the peers put back',
+      async () => {
+        const x = await topologyStatus(s, appNs, 'web');
+        return x?.peerCount === 4 ? x : undefined;
+      },
+      60_000,
+    );
+    expect(st.peers).toEqual(before!.peers);
+    expect(await op!.metricSum('ctopo_api_responses_total', { code: '403' })).toBe(0);
     expect(op!.output).not.toMatch(/forbidden/i);
   });
 
