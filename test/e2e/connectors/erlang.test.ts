@@ -332,4 +332,35 @@ describe('erlang connector against real nodes', () => {
       { what: 'a connected to no one', intervalMs: 300 },
     );
   }, 60_000);
+
+  it('a disconnect that fails stays remembered, and the next round disconnects the node', async () => {
+    // A pair of its own, without global's transitive connections: only the rounds connect them.
+    const x = await world.startNode('dfailx', { args: ['-connect_all', 'false'] });
+    const y = await world.startNode('dfaily', { args: ['-connect_all', 'false'] });
+    try {
+      const conn = await connectorFor(x.name, { timeoutMs: 2000 });
+      let round = await runAgentRound(conn, [], [x.name, y.name], x.name);
+      expect(round.outcome.remembered).toEqual([y.name]);
+      await world.waitForNodes(x.name, [y.name]);
+      // y leaves the list while x answers nothing: the disconnect fails (times out).
+      x.suspend();
+      try {
+        round = await runAgentRound(conn, round.outcome.remembered, [x.name], x.name);
+      } finally {
+        x.resume();
+      }
+      expect(round.plan.disconnect).toEqual([y.name]);
+      expect(round.outcome.failedDisconnects).toEqual([y.name]);
+      expect(round.outcome.remembered).toEqual([y.name]);
+      expect(await x.nodes()).toEqual([y.name]);
+      // The next round tries again, and now it works.
+      round = await runAgentRound(conn, round.outcome.remembered, [x.name], x.name);
+      expect(round.outcome.disconnected).toEqual([y.name]);
+      expect(round.outcome.remembered).toEqual([]);
+      await world.waitForNodes(x.name, []);
+    } finally {
+      await x.stop();
+      await y.stop();
+    }
+  }, 60_000);
 });
