@@ -1,5 +1,5 @@
 /**
- * The BEAM client library (clients/beam) in a real VM, at 100 and 1,000 listed peers, with the
+ * The BEAM client library (clients/cluster_topology) in a real VM, at 100 and 1,000 listed peers, with the
  * sidecar agent's figures from bench/agent.bench.ts beside it in the same run.
  *
  * On a real control plane (etcd + kube-apiserver), one ClusterTopology whose status this bench

@@ -501,11 +501,11 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** The OTP client library's source (clients/beam in this repository). */
+/** The OTP client library's source (clients/cluster_topology in this repository). */
 export const beamClientDir = join(
   resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
   'clients',
-  'beam',
+  'cluster_topology',
 );
 
 /**

@@ -11,7 +11,8 @@ import { NodeCache } from './node-cache.js';
 import { planReconcile } from './plan.js';
 import { PodSources } from './pod-sources.js';
 import { notReady } from './readiness.js';
-import { TopologyCache, type TopologyObject } from './topology-cache.js';
+import { TopologyCache, type CachedTopology } from './topology-cache.js';
+import type { TopologyObject } from '../protocol/read.js';
 import { topologyPath } from '../kube/paths.js';
 import { statusDigest } from '../protocol/publish.js';
 import { pollingIntervalMs } from '../api/validate.js';
@@ -192,7 +193,7 @@ export class TopologyController {
    * last write yet), and it is read afresh. Undefined: the topology is gone.
    */
   private async observedStatus(
-    topology: TopologyObject,
+    topology: CachedTopology,
     served: Served,
   ): Promise<{ status: ClusterTopologyStatus | undefined } | undefined> {
     if (!served.written) return { status: topology.status };

@@ -1,10 +1,10 @@
-import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import type { Kube, KubeObject } from '../kube/client.js';
+import type { Kube } from '../kube/client.js';
 import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
 import { topologiesPath } from '../kube/paths.js';
 import { Reflector } from '../kube/reflector.js';
 import { statusDigest } from '../protocol/publish.js';
 import type { Log } from '../observability/logger.js';
+import type { TopologyObject } from '../protocol/read.js';
 
 /**
  * The ClusterTopology objects this operator serves: one reflector per served namespace (or
@@ -12,12 +12,11 @@ import type { Log } from '../observability/logger.js';
  * every key.
  */
 
-export interface TopologyObject extends KubeObject {
-  spec?: unknown;
-  status?: ClusterTopologyStatus;
+/** A topology as the cache keeps it. */
+export type CachedTopology = TopologyObject & {
   /** statusDigest(status), kept in its place once this process has written the status. */
   statusDigest?: string;
-}
+};
 
 export interface TopologyCacheOptions {
   /** Served namespaces; empty: all. */
@@ -37,7 +36,7 @@ export interface TopologyCacheOptions {
 export const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
 export class TopologyCache {
-  readonly reflectors: Reflector<TopologyObject>[];
+  readonly reflectors: Reflector<CachedTopology>[];
 
   constructor(kube: Kube, opts: TopologyCacheOptions) {
     const paths = opts.namespaces.length
@@ -45,15 +44,15 @@ export class TopologyCache {
       : [topologiesPath()];
     this.reflectors = paths.map(
       (path) =>
-        new Reflector<TopologyObject>({
+        new Reflector<CachedTopology>({
           name: `clustertopologies ${path}`,
-          ...listWatch<TopologyObject>(kube, path, opts.listWatch),
+          ...listWatch<CachedTopology>(kube, path, opts.listWatch),
           resyncMs: 5 * 60_000,
           transform: (o) => {
-            const t = o as TopologyObject;
+            const t = o as CachedTopology;
             if (!opts.statusKnown(keyOf(t.metadata.namespace ?? '', t.metadata.name))) return t;
             const { status, ...rest } = t;
-            return { ...rest, statusDigest: statusDigest(status) } as TopologyObject;
+            return { ...rest, statusDigest: statusDigest(status) } as CachedTopology;
           },
           // One object changed (our own status writes too): only its key. A re-list: all of them.
           onChange: opts.onChange,
@@ -83,7 +82,7 @@ export class TopologyCache {
     );
   }
 
-  find(namespace: string, name: string): TopologyObject | undefined {
+  find(namespace: string, name: string): CachedTopology | undefined {
     for (const r of this.reflectors) {
       const t = r.get(namespace, name);
       if (t) return t;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import { mintClient } from '../../dev/cluster/pki.js';
 import { beamCommand, type ErlangTestEnv, run } from './erlang.js';
@@ -43,7 +43,9 @@ export async function readmeMixDeps(): Promise<string> {
     const m = /^defp deps do\n[\s\S]*?^end$/m.exec(b);
     if (m && m[0].includes('{:cluster_topology,')) return m[0];
   }
-  throw new Error('clients/beam/README.md has no mix `defp deps do … end` naming :cluster_topology');
+  throw new Error(
+    'clients/cluster_topology/README.md has no mix `defp deps do … end` naming :cluster_topology',
+  );
 }
 
 /** The README's rebar3 `{deps, …}.` line. */
@@ -52,20 +54,15 @@ export async function readmeRebarDeps(): Promise<string> {
     const m = /^\{deps, .*cluster_topology.*\.$/m.exec(b);
     if (m) return m[0];
   }
-  throw new Error('clients/beam/README.md has no rebar3 `{deps, …}.` line naming cluster_topology');
-}
-
-/** The README's shell lines that bring the library into a rebar3 project (`_checkouts`). */
-export async function readmeRebarFetch(): Promise<string> {
-  const b = (await readmeBlocks()).find((x) => x.includes('_checkouts/cluster_topology'));
-  if (!b) throw new Error('clients/beam/README.md has no shell block filling _checkouts/cluster_topology');
-  return b;
+  throw new Error(
+    'clients/cluster_topology/README.md has no rebar3 `{deps, …}.` line naming cluster_topology',
+  );
 }
 
 /** The README's plain-erlc build (the shell block that runs erlc). */
 export async function readmeErlcBuild(): Promise<string> {
   const b = (await readmeBlocks()).find((x) => /^erlc /m.test(x));
-  if (!b) throw new Error('clients/beam/README.md has no shell block that runs erlc');
+  if (!b) throw new Error('clients/cluster_topology/README.md has no shell block that runs erlc');
   return b;
 }
 
@@ -111,32 +108,28 @@ export async function ok(
 }
 
 /**
- * A clone of this repository at `dir` whose branch `main` holds this checkout's clients/beam
+ * A clone of this repository at `dir` whose branch `main` holds this checkout's library folder
  * (committed or not), for `git: "file://<dir>"` in place of the README's URL.
  */
 export async function projectClone(dir: string, home: string): Promise<string> {
   const env = gitEnv(home);
+  const lib = relative(repoRoot, clientDir); // clients/cluster_topology
   await ok('git', ['clone', '-q', repoRoot, dir], dirname(dir), env);
   const head = (await ok('git', ['rev-parse', 'HEAD'], repoRoot, env)).trim();
   await ok('git', ['checkout', '-q', '-B', 'main', head], dir, env);
   // The library as it is in this checkout: its tracked and new (not ignored) files.
   const files = (
-    await run('git', ['ls-files', '-co', '--exclude-standard', 'clients/beam'], env, 30_000, repoRoot)
+    await run('git', ['ls-files', '-co', '--exclude-standard', lib], env, 30_000, repoRoot)
   ).stdout
     .split('\n')
     .filter((f) => f && existsSync(join(repoRoot, f)));
-  await ok('git', ['rm', '-rq', 'clients/beam'], dir, env);
+  await ok('git', ['rm', '-rq', lib], dir, env);
   for (const f of files) {
     await mkdir(dirname(join(dir, f)), { recursive: true });
     await cp(join(repoRoot, f), join(dir, f));
   }
-  await ok('git', ['add', '-A', 'clients/beam'], dir, env);
-  await ok(
-    'git',
-    ['commit', '-q', '--allow-empty', '-m', 'clients/beam as in the checkout under test'],
-    dir,
-    env,
-  );
+  await ok('git', ['add', '-A', lib], dir, env);
+  await ok('git', ['commit', '-q', '--allow-empty', '-m', `${lib} as in the checkout under test`], dir, env);
   return dir;
 }
 

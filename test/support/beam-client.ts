@@ -10,7 +10,7 @@ import { beamCommand, compileBeamClient, localNodeArgs, run } from './erlang.js'
 import { waitFor } from './wait.js';
 
 /**
- * The BEAM client library (clients/beam) on real nodes: compiles it with erlc, and starts
+ * The BEAM client library (clients/cluster_topology) on real nodes: compiles it with erlc, and starts
  * `name@127.0.0.1` nodes that run it under a supervisor through a small probe
  * (test/fixtures/beam-client/ct_probe.erl). The probe reports on stdout, one JSON object a line:
  * `nodes()` samples every second, every nodedown, every event of the client's hook, and the

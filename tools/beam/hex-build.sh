@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OTP library (clients/beam) as a Hex package, and its API docs, built with Debian's
+# The OTP library (clients/cluster_topology) as a Hex package, and its API docs, built with Debian's
 # erlang-hex and elixir-ex-doc inside the otp27 root (tools/beam/root.sh builds it if missing).
 # Nothing is published: no Hex registry is reachable from here.
 #
@@ -19,13 +19,13 @@ out=$(cd "$1" && pwd)
 bash "$here/root.sh" build otp27 >/dev/null
 stage=$(mktemp -d /tmp/ctopo-hex-XXXXXX)
 trap 'rm -rf "$stage"' EXIT
-(cd "$repo" && git ls-files -co --exclude-standard clients/beam) | while read -r f; do
-  [[ -e $repo/$f ]] && install -D -m 0644 "$repo/$f" "$stage/pkg/${f#clients/beam/}"
+(cd "$repo" && git ls-files -co --exclude-standard clients/cluster_topology) | while read -r f; do
+  [[ -e $repo/$f ]] && install -D -m 0644 "$repo/$f" "$stage/pkg/${f#clients/cluster_topology/}"
 done
 [[ -f $repo/LICENSE ]] || { echo "hex-build: the repository has no LICENSE; a Hex package carries its licence text" >&2; exit 1; }
 install -m 0644 "$repo/LICENSE" "$stage/pkg/LICENSE"
 version=$(sed -n 's/^ *version: "\([^"]*\)".*/\1/p' "$stage/pkg/mix.exs")
-[[ -n $version ]] || { echo "hex-build: no version in clients/beam/mix.exs" >&2; exit 1; }
+[[ -n $version ]] || { echo "hex-build: no version in clients/cluster_topology/mix.exs" >&2; exit 1; }
 mkdir -p "$stage/home"
 inroot() { # runs a command in the otp27 root, in the staged package, offline
   (cd "$stage/pkg" && env -i PATH=/usr/bin:/bin HOME="$stage/home" MIX_HOME="$stage/home/mix" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian roots that hold a newer OTP, Elixir and rebar3 than this machine's, for the OTP
-# library's matrix (clients/beam). Each root is made by debootstrap (minbase) plus Debian's
+# library's matrix (clients/cluster_topology). Each root is made by debootstrap (minbase) plus Debian's
 # packages, cached under ~/.cache/cluster-topology/beam-roots/<cell>-<key>, where the key is a
 # hash of the suite and the package list: a changed list builds a new root.
 #

@@ -120,7 +120,7 @@ build_app() {
 build_beam() {
   # OTP 27 from Debian trixie, the library compiled by the same OTP (the otp27 root).
   local key f ebin rootfs=$cache/debootstrap-trixie-beam
-  key=$(cd "$repo" && stamp tools/node/images.sh clients/beam/src/*) # relative: one key for every clone
+  key=$(cd "$repo" && stamp tools/node/images.sh clients/cluster_topology/src/*) # relative: one key for every clone
   f=$out/ctopo-beam-$key.tar
   built[ctopo-beam]=$f
   [[ -f $f ]] && { say "ctopo-beam:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"; return; }
@@ -133,8 +133,8 @@ build_beam() {
   say "beam: trixie's OTP $(cat "$rootfs"/usr/lib/erlang/releases/*/OTP_VERSION) and the OTP client library"
   bash "$repo/tools/beam/root.sh" build otp27 >/dev/null
   ebin=$(mktemp -d /tmp/ctopo-beam-ebin-XXXXXX)
-  (cd "$repo/clients/beam" && bash "$repo/tools/beam/root.sh" run otp27 -- erlc +warnings_as_errors -o "$ebin" src/*.erl)
-  cp "$repo/clients/beam/src/cluster_topology.app.src" "$ebin/cluster_topology.app"
+  (cd "$repo/clients/cluster_topology" && bash "$repo/tools/beam/root.sh" run otp27 -- erlc +warnings_as_errors -o "$ebin" src/*.erl)
+  cp "$repo/clients/cluster_topology/src/cluster_topology.app.src" "$ebin/cluster_topology.app"
   local c m
   c=$(bh from scratch)
   m=$(bh mount "$c")

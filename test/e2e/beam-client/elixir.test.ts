@@ -21,7 +21,7 @@ import { waitFor } from '../../support/wait.js';
 
 /**
  * An Elixir application (Debian's elixir and mix, no Hex) depends on the library through the
- * mix `deps` function of clients/beam/README.md, as printed (only the URL swapped for a
+ * mix `deps` function of clients/cluster_topology/README.md, as printed (only the URL swapped for a
  * `file://` clone of this repository), puts `{:cluster_topology, opts}` in its supervision tree,
  * and joins an Erlang node listed beside it in the ClusterTopology's status — run by `mix run`,
  * then as a `mix release` booted the way a pod boots it.
@@ -88,7 +88,7 @@ it(`an Elixir app built with mix from the README's deps lines runs the client in
   await ok('mix', ['compile'], app, env);
   // Only the library's folder was checked out (sparse).
   const depFiles = (await run('git', ['-C', join(app, 'deps', 'cluster_topology'), 'ls-files'], env)).stdout;
-  expect(depFiles).toContain('clients/beam/src/cluster_topology.erl');
+  expect(depFiles).toContain('clients/cluster_topology/src/cluster_topology.erl');
   const r = await run('ls', [join(app, 'deps', 'cluster_topology')], env);
   expect(r.stdout.trim().split('\n')).toEqual(['clients']);
 

@@ -15,7 +15,7 @@ import {
 import { waitFor } from '../../support/wait.js';
 
 /**
- * What clients/beam/README.md promises about the OTP library's own behaviour, on real BEAM nodes
+ * What clients/cluster_topology/README.md promises about the OTP library's own behaviour, on real BEAM nodes
  * that read a real API server: the last good list kept when a status is refused, rounds that
  * never overlap (only the newest list waits), failed connects logged without flooding, a
  * crashing hook detached, and telemetry events. The statuses are written here as the operator

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { freshNamespace, installCrd, sharedCluster } from '../../support/cluster.js';
 import { beamCommand, ErlangTestEnv, localNodeArgs } from '../../support/erlang.js';
@@ -15,16 +15,15 @@ import {
   ok,
   projectClone,
   readmeRebarDeps,
-  readmeRebarFetch,
   swapUrl,
 } from '../../support/beam-cell.js';
 
 /**
- * An Erlang application built by rebar3 takes the library the way clients/beam/README.md shows,
- * as printed (only the URL swapped for a `file://` clone of this repository): its shell lines
- * fill `_checkouts/cluster_topology`, its `{deps, …}.` line names it. The application's node runs
- * the client in its supervision tree and joins a node listed beside it, and `rebar3 release`
- * takes the library. In the cells that hold rebar3 (OTP 27 and 29).
+ * An Erlang application built by rebar3 takes the library through the `{deps, …}.` line of
+ * clients/cluster_topology/README.md, as printed (only the URL swapped for a `file://` clone of
+ * this repository): a `git_subdir` dependency on the library's folder. `rebar3 release` takes
+ * the library, and the application's node runs the client in its supervision tree and joins a
+ * node listed beside it. In the cells that hold rebar3 (OTP 27 and 29).
  */
 
 let s: ControlPlaneState;
@@ -52,7 +51,7 @@ afterAll(async () => {
 });
 
 (cellHas('rebar3') ? it : it.skip)(
-  `an Erlang app built by rebar3 as the README shows (_checkouts) runs the client; rebar3 release takes it (${CELL})`,
+  `an Erlang app built by rebar3 from the README's git_subdir line runs the client; rebar3 release takes it (${CELL})`,
   async () => {
     const root = erl.root;
     const env = { ...gitEnv(erl.home), REBAR_CACHE_DIR: join(root, 'rebar-cache') };
@@ -60,16 +59,16 @@ afterAll(async () => {
     const app = join(root, 'member_erl');
     await cp(join(repoRoot, 'test', 'fixtures', 'beam-client', 'erlang-member'), app, { recursive: true });
     const template = await readFile(join(app, 'rebar.config.template'), 'utf8');
-    await writeFile(join(app, 'rebar.config'), template.replace('@DEPS@', await readmeRebarDeps()));
-    const fetch = swapUrl(await readmeRebarFetch(), `file://${repo}`);
-    await ok('/bin/sh', ['-ec', fetch], app, env, 300_000, { anyProgram: true });
+    const deps = swapUrl(await readmeRebarDeps(), `file://${repo}`);
+    await writeFile(join(app, 'rebar.config'), template.replace('@DEPS@', deps));
     await ok('rebar3', ['compile'], app, env);
-    // rebar3 builds a checkout apart from the fetched dependencies.
-    const built = [
-      join(app, '_build', 'default', 'lib', 'member_erl', 'ebin'),
-      join(app, '_build', 'default', 'checkouts', 'cluster_topology', 'ebin'),
-    ];
-    expect(await readdir(built[1]!)).toContain('cluster_topology.app');
+    // rebar3 keeps a git_subdir dependency in a sparse checkout of the whole repository.
+    const dep = join(app, '_build', 'default', 'lib', 'cluster_topology');
+    const apps = (await readdir(dep, { recursive: true })).filter((f) =>
+      f.endsWith(join('ebin', 'cluster_topology.app')),
+    );
+    expect(apps).toHaveLength(1);
+    const built = [join(app, '_build', 'default', 'lib', 'member_erl', 'ebin'), dirname(join(dep, apps[0]!))];
     await ok('rebar3', ['release'], app, env);
     expect(await readdir(join(app, '_build', 'default', 'rel', 'member_erl', 'lib'))).toContain(
       'cluster_topology-0.1.0',

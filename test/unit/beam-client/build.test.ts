@@ -24,13 +24,13 @@ afterAll(async () => {
 
 it(`builds with the README's plain erlc lines (+warnings_as_errors) and writes the .app (${CELL})`, async () => {
   const checkout = join(dir, 'checkout');
-  await mkdir(join(checkout, 'clients', 'beam'), { recursive: true });
-  await cp(join(clientDir, 'src'), join(checkout, 'clients', 'beam', 'src'), { recursive: true });
+  await mkdir(join(checkout, 'clients', 'cluster_topology'), { recursive: true });
+  await cp(join(clientDir, 'src'), join(checkout, 'clients', 'cluster_topology', 'src'), { recursive: true });
   const block = await readmeErlcBuild();
   await ok('/bin/sh', ['-ec', block], checkout, env(), 300_000, { anyProgram: true });
 
-  const ebin = join(checkout, 'clients', 'beam', 'ebin');
-  const modules = (await readdir(join(checkout, 'clients', 'beam', 'src')))
+  const ebin = join(checkout, 'clients', 'cluster_topology', 'ebin');
+  const modules = (await readdir(join(checkout, 'clients', 'cluster_topology', 'src')))
     .filter((f) => f.endsWith('.erl'))
     .map((f) => f.slice(0, -4))
     .sort();

@@ -7,7 +7,7 @@ import { clientDir, repoRoot } from '../../support/beam-client.js';
 import { CELL, cellHas } from '../../support/beam-cell.js';
 
 /**
- * xref and dialyzer over the library (clients/beam/tools/check.sh), in the cell that holds
+ * xref and dialyzer over the library (clients/cluster_topology/tools/check.sh), in the cell that holds
  * Debian's erlang-dialyzer (otp27): no undefined, deprecated or unused call, a -spec on every
  * export, no dialyzer warning. The PLT of the OTP applications the library uses is built once per
  * root (minutes) and kept in ~/.cache/cluster-topology/dialyzer, mounted into the root.

@@ -6,8 +6,8 @@ import { clientDir } from '../../support/beam-client.js';
 import { beamCommand, run } from '../../support/erlang.js';
 
 /**
- * The BEAM client's eunit tests (clients/beam/test), run the way CI's BEAM cells run them:
- * `clients/beam/tools/check.sh eunit` (the library built with +warnings_as_errors, then every
+ * The BEAM client's eunit tests (clients/cluster_topology/test), run the way CI's BEAM cells run them:
+ * `clients/cluster_topology/tools/check.sh eunit` (the library built with +warnings_as_errors, then every
  * *_tests module; the property tests need PropEr and say so when it is missing).
  */
 

@@ -3,6 +3,9 @@
 %% OTP 27 and later ship a `json' module; it is used when present. On OTP 25 and 26 the decoder
 %% below (RFC 8259) is used. Both produce the same terms: objects are maps with binary keys,
 %% arrays lists, strings UTF-8 binaries, numbers integers or floats, and `true', `false', `null'.
+%% A key repeated in one object keeps its last value, as the API server's own decoder (Go's
+%% encoding/json) and JavaScript's JSON.parse do; OTP's `json:decode/1' keeps the first, so it is
+%% called with an `object_finish' that says otherwise.
 %%
 %% The decoder never creates atoms, refuses anything that is not one JSON text (trailing bytes,
 %% bad escapes, lone surrogates, invalid UTF-8, control characters in strings, leading zeros,
@@ -20,8 +23,12 @@
 decode(Bin) when is_binary(Bin) ->
     case otp_json() of
         true ->
-            try erlang:apply(optional(json), decode, [Bin]) of
-                V -> {ok, V}
+            try erlang:apply(optional(json), decode, [Bin, ok, #{object_finish => fun last_wins/2}]) of
+                {V, ok, Rest} ->
+                    case skip_ws(Rest) of
+                        <<>> -> {ok, V};
+                        _ -> {error, {invalid_json, trailing_data}}
+                    end
             catch
                 error:R -> {error, {invalid_json, R}}
             end;
@@ -41,6 +48,9 @@ decode_builtin(Bin) when is_binary(Bin) ->
     catch
         throw:{json, Why} -> {error, {invalid_json, Why}}
     end.
+
+%% The pairs arrive newest first; maps:from_list keeps the last of a repeated key.
+last_wins(Pairs, Acc) -> {maps:from_list(lists:reverse(Pairs)), Acc}.
 
 %% A module that may not exist (OTP 25 and 26 have no `json'), named at run time: a call to
 %% it written out would make xref and dialyzer report an undefined function there.

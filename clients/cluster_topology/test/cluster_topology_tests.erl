@@ -21,6 +21,15 @@ json_refuses_malformed_test_() ->
         binary:copy(<<"[">>, 600)],
     [?_assertMatch({error, {invalid_json, _}}, cluster_topology_json:decode_builtin(B)) || B <- Bad].
 
+%% A repeated key keeps its last value, as Go's encoding/json (the API server) and JSON.parse do,
+%% whichever decoder runs (OTP's own json module keeps the first unless told otherwise).
+json_repeated_key_keeps_last_test() ->
+    Doc = <<"{\"a\":1,\"b\":{\"\":true,\"\":6e-323},\"a\":2}  ">>,
+    Want = {ok, #{<<"a">> => 2, <<"b">> => #{<<>> => 6.0e-323}}},
+    ?assertEqual(Want, cluster_topology_json:decode_builtin(Doc)),
+    ?assertEqual(Want, cluster_topology_json:decode(Doc)),
+    ?assertMatch({error, {invalid_json, _}}, cluster_topology_json:decode(<<"[1] x">>)).
+
 %% --- node names ------------------------------------------------------------------------------
 
 names_test_() ->

@@ -54,6 +54,9 @@
     telemetry :: boolean(),
     status :: undefined | cluster_topology_status:current(),
     status_at :: undefined | integer(),
+    %% A current status read while the operator's Lease is stale: not acted on (it is not
+    %% current, docs/status-protocol.md §4) until the Lease is live or unknown again.
+    held :: undefined | {object, term(), integer(), term()},
     unknown :: undefined | binary(),
     trouble :: undefined | map(),
     %% When the trouble of its cause began (monotonic, native units): its telemetry duration.
@@ -224,12 +227,12 @@ code_change(_, S, _) ->
 %% ---------------------------------------------------------------------------------------------
 %% What the readers tell
 
-topology_event({object, Meaning, At, Took}, S) ->
-    case Meaning of
-        {current, Cur} ->
-            S1 = clear_trouble([object_gone, malformed, no_status], S),
+topology_event({object, Meaning, At, Took} = Event, S) ->
+    case cluster_topology_status:act(Meaning, S#s.liveness) of
+        {act, Cur} ->
+            S1 = clear_trouble([object_gone, malformed, no_status, status_stale], S#s{held = undefined}),
             %% The round starts first: logs, telemetry and the hook never delay a connect.
-            S2 = submit(S1#s{status = Cur, status_at = At, unknown = undefined, pending = {desired(Cur), At}}),
+            S2 = submit(S1#s{status = Cur, status_at = At, unknown = undefined, pending = {desired(Cur, S1), At}}),
             #{peers := Peers, invalid := Invalid} = Cur,
             [logger:warning("cluster_topology: peer ~s is not a valid node name (~s); it is skipped",
                 [N, P], #{peer => N}) || #{node := N, problem := P} <- Invalid],
@@ -240,10 +243,12 @@ topology_event({object, Meaning, At, Took}, S) ->
             end, S2),
             S4 = notify(#{event => status, peers => cluster_topology_status:node_names(Peers), invalid => Invalid}, S3),
             check_self(S4);
-        {unknown, Why} ->
-            set_trouble(no_status, Why, S#s{unknown = Why});
-        {error, Why} ->
-            set_trouble(malformed, <<"the ClusterTopology answer was refused (keeping the last good list): ", Why/binary>>, S)
+        {keep, status_stale, Why} ->
+            set_trouble(status_stale, Why, S#s{held = Event});
+        {keep, no_status, Why} ->
+            set_trouble(no_status, Why, S#s{unknown = Why, held = undefined});
+        {keep, malformed, Why} ->
+            set_trouble(malformed, Why, S#s{held = undefined})
     end;
 topology_event(gone, S) ->
     set_trouble(object_gone, <<"the ClusterTopology object does not exist">>, S);
@@ -269,7 +274,8 @@ count_retry(Kind, Cause, Delay, #s{reads = R} = S) ->
     S#s{reads = R#{Kind => K#{retries => Retries#{Cause => maps:get(Cause, Retries, 0) + 1},
         last_retry => #{cause => Cause, delay_ms => Delay, at => os:system_time(millisecond)}}}}.
 
-desired(#{peers := Peers}) -> cluster_topology_status:node_names(Peers).
+%% The names to dial: the list's, but this pod's own entry (never dialled, whatever its name).
+desired(#{peers := Peers}, #s{conf = C}) -> cluster_topology_status:node_names(Peers, maps:get(pod_name, C)).
 
 count_connected(Peers) ->
     Connected = maps:from_list([{atom_to_binary(N, utf8), true} || N <- nodes([visible, hidden])]),
@@ -352,10 +358,24 @@ set_liveness(#s{lease = L, liveness = Old} = S) ->
             #{value := live, expires_at_ms := E} -> erlang:send_after(max(0, E - Now) + 1, self(), liveness_check);
             _ -> undefined
         end,
-    S1#s{liveness = New, liveness_timer = Timer}.
+    stale_changed(maps:get(value, Old), Value, S1#s{liveness = New, liveness_timer = Timer}).
+
+%% A stale Lease means the status is not current: the client keeps what it has and says so; once
+%% the Lease is live (or unknown) again, a status that arrived meanwhile is acted on.
+stale_changed(Was, stale, #s{status = #{} = Cur, liveness = L} = S) when Was =/= stale ->
+    {keep, status_stale, Why} = cluster_topology_status:act({current, Cur}, L),
+    set_trouble(status_stale, Why, S);
+stale_changed(stale, Now, S) when Now =/= stale ->
+    S1 = clear_trouble([status_stale], S),
+    case S1#s.held of
+        undefined -> S1;
+        Event -> topology_event(Event, S1#s{held = undefined})
+    end;
+stale_changed(_, _, S) ->
+    S.
 
 nodedown(Node, Info, #s{status = #{peers := _} = Cur} = S) ->
-    case lists:member(Node, desired(Cur)) of
+    case lists:member(Node, desired(Cur, S)) of
         true ->
             logger:notice("cluster_topology: connection to peer ~s lost (~0p); connecting again", [Node, Info], #{peer => Node}),
             S1 = notify(#{event => nodedown, node => Node, info => Info}, S),
@@ -370,13 +390,13 @@ nodedown(_, _, S) ->
 %% Rounds: never two at once; while one runs only the newest list waits.
 
 submit(#s{running = undefined, pending = undefined, status = Cur} = S) when is_map(Cur) ->
-    start_round(desired(Cur), undefined, S);
+    start_round(desired(Cur, S), undefined, S);
 submit(#s{running = undefined, pending = {Desired, At}} = S) ->
     start_round(Desired, At, S#s{pending = undefined});
 submit(#s{running = undefined} = S) ->
     S;
 submit(#s{pending = undefined, status = Cur} = S) when is_map(Cur) ->
-    S#s{pending = {desired(Cur), undefined}};
+    S#s{pending = {desired(Cur, S), undefined}};
 submit(S) ->
     S.
 

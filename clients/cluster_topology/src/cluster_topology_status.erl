@@ -7,10 +7,14 @@
 %% - an answer that is not shaped like a ClusterTopology (wrong types, too many peers) is an
 %%   ERROR: the reader keeps its last good list and reports it;
 %% - the operator is live iff its Lease exists and now =&lt; renewTime + leaseDurationSeconds;
-%%   a missing or unreadable Lease is liveness UNKNOWN (reported, never acted on).
+%%   a missing or unreadable Lease is liveness UNKNOWN (reported, never acted on);
+%% - the reader acts on a current list unless the operator is stale (then the status is not
+%%   current: it keeps what it has), and never dials its own pod's entry.
+%%
+%% The cases both readers run are the repository's test/protocol-vectors/.
 -module(cluster_topology_status).
 
--export([interpret/2, liveness/2, self_check/3, node_names/1]).
+-export([interpret/2, liveness/2, act/2, self_check/3, node_names/1, node_names/2]).
 
 -type peer() :: #{
     node := binary(),
@@ -136,8 +140,35 @@ resource_version(Obj) ->
         _ -> undefined
     end.
 
+%% @doc The node names of a list (valid, each once, in list order).
 -spec node_names([peer()]) -> [binary()].
 node_names(Peers) -> [N || #{node := N} <- Peers].
+
+%% @doc The names to dial: the list's names but the entry of the reader's own pod `Pod' (it
+%% never dials itself, whatever name the operator computed for it: a wrong one is the self
+%% check's business).
+-spec node_names([peer()], binary() | undefined) -> [binary()].
+node_names(Peers, Pod) -> [N || #{node := N, pod := P} <- Peers, P =:= undefined orelse P =/= Pod].
+
+%% @doc Whether to act on what `interpret/2' made of the object, given the operator's liveness
+%% (`liveness/2'): a current list is acted on unless the operator is stale (the status is then
+%% not current, docs/status-protocol.md §4); otherwise the reader keeps what it has, and the
+%% cause says why.
+-spec act({current, current()} | {unknown, binary()} | {error, binary()}, map()) ->
+    {act, current()} | {keep, no_status | malformed | status_stale, binary()}.
+act({current, _}, #{value := stale} = Liveness) ->
+    {keep, status_stale, stale_reason(Liveness)};
+act({current, Current}, _) ->
+    {act, Current};
+act({unknown, Why}, _) ->
+    {keep, no_status, Why};
+act({error, Why}, _) ->
+    {keep, malformed, <<"the ClusterTopology answer was refused (keeping the last good list): ", Why/binary>>}.
+
+stale_reason(#{renew_time := R, lease_duration_s := D}) ->
+    iolist_to_binary(io_lib:format("the operator last renewed its liveness Lease at ~s (limit ~b s): the status is not current", [R, D]));
+stale_reason(_) ->
+    <<"the operator's liveness Lease is stale: the status is not current">>.
 
 %% @doc The operator's liveness from its Lease (decoded object), `missing' or `{unreadable, Why}'.
 -spec liveness(map() | missing | {unreadable, binary()}, integer()) -> map().

@@ -27,7 +27,7 @@ opts(Api, Extra) ->
     Token = tmp("ct-token"),
     ok = file:write_file(Token, <<"t0ken">>),
     maps:merge(#{name => <<"web">>, namespace => <<"app">>, api_url => ct_fake_api:url(Api), token_file => Token,
-        pod_name => <<"a">>, backoff_min_ms => 8, backoff_max_ms => 64}, Extra).
+        pod_name => <<"z">>, backoff_min_ms => 8, backoff_max_ms => 64}, Extra).
 
 wait(What, F) -> wait(What, F, 200).
 wait(What, _, 0) -> error({timeout, What});
@@ -147,6 +147,56 @@ hook_that_works_gets_every_event_test() ->
         round_done(cluster_topology),
         ?assertEqual(attached, maps:get(hook, cluster_topology:state())),
         ?assertEqual([status, self_check, round], [E || {hook, E} <- drain()])
+    end).
+
+%% --- its own entry ----------------------------------------------------------------------------
+
+%% The list names this pod (a) under a name the node does not have (eunit's VM is not even
+%% distributed): that entry is the client's own, never dialled (docs/status-protocol.md §2); b is.
+own_entry_is_never_dialled_test() ->
+    with(api([<<"a@h">>, <<"b@h">>]), #{pod_name => <<"a">>, lease => false}, fun(_) ->
+        round_done(cluster_topology),
+        #{last_round := #{called := Called}, self_check := SelfCheck} = cluster_topology:state(),
+        ?assertEqual([<<"b@h">>], Called),
+        ?assertMatch(#{ok := false}, SelfCheck)
+    end).
+
+%% --- the operator's liveness -------------------------------------------------------------------
+
+%% A status read while the Lease is stale is not current (§4): nothing is dialled and the trouble
+%% says why; once the Lease is live again, the status is acted on.
+stale_lease_keeps_until_live_test() ->
+    Renewed = counters:new(1, []),
+    Liveness = fun() -> maps:get(value, maps:get(liveness, cluster_topology:state())) end,
+    Api = ct_fake_api:start(fun(Kind, Path) ->
+        Lease = binary:match(Path, <<"/leases">>) =/= nomatch,
+        case {Kind, Lease} of
+            %% The status only once the client holds the Lease for stale (before, liveness is
+            %% unknown, and an unknown liveness is acted on).
+            {get, false} ->
+                wait(stale, fun() -> Liveness() =:= stale end),
+                {reply, 200, ct_fake_api:topology(<<"5">>, [<<"b@h">>])};
+            {get, true} -> {reply, 200, ct_fake_api:lease(500, 100)};
+            {watch, false} -> {stream, [], hang};
+            %% The Lease's watch ends at once until the test renews the Lease; then it brings it.
+            {watch, true} ->
+                case counters:get(Renewed, 1) of
+                    0 -> {stream, [], close};
+                    _ -> {stream, [ct_fake_api:event(<<"MODIFIED">>, ct_fake_api:lease(0, 100))], hang}
+                end
+        end
+    end),
+    with(Api, #{}, fun(_) ->
+        wait(status_stale, fun() -> maps:get(trouble, cluster_topology:state()) =/= undefined end),
+        #{trouble := #{cause := Cause}, last_round := Before} = cluster_topology:state(),
+        ?assertEqual(status_stale, Cause),
+        ?assertEqual(undefined, Before),
+        %% The Lease is renewed: the next watch of its reader brings it.
+        counters:add(Renewed, 1, 1),
+        round_done(cluster_topology),
+        #{trouble := After, last_round := #{called := Called}} = cluster_topology:state(),
+        ?assertEqual(undefined, After),
+        ?assertEqual([<<"b@h">>], Called)
     end).
 
 %% --- telemetry ---------------------------------------------------------------------------------

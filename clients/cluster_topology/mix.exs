@@ -1,6 +1,6 @@
 # Mix builds this OTP library (Erlang sources, no Elixir code, no dependencies), so an Elixir
-# application can depend on it with a git dependency (clients/beam/README.md):
-#   {:cluster_topology, git: "https://…/cluster-topology.git", branch: "main", sparse: "clients/beam"}
+# application can depend on it with a git dependency (clients/cluster_topology/README.md):
+#   {:cluster_topology, git: "https://…/cluster-topology.git", branch: "main", sparse: "clients/cluster_topology"}
 # The package and docs settings are for `mix hex.build` and `mix docs` (tools/beam/hex-build.sh);
 # mix without Hex or ex_doc ignores them.
 defmodule ClusterTopology.MixProject do
@@ -33,7 +33,7 @@ defmodule ClusterTopology.MixProject do
     [
       licenses: ["Apache-2.0"],
       links: %{
-        "Source" => "#{@source_url}/tree/main/clients/beam",
+        "Source" => "#{@source_url}/tree/main/clients/cluster_topology",
         "Status protocol" => "#{@source_url}/blob/main/docs/status-protocol.md"
       },
       # The library and how to build it; LICENSE is the repository's, copied in by hex-build.sh.
@@ -42,6 +42,6 @@ defmodule ClusterTopology.MixProject do
   end
 
   defp docs do
-    [main: "readme", extras: ["README.md"], source_url: @source_url, source_url_pattern: "#{@source_url}/blob/main/clients/beam/%{path}#L%{line}"]
+    [main: "readme", extras: ["README.md"], source_url: @source_url, source_url_pattern: "#{@source_url}/blob/main/clients/cluster_topology/%{path}#L%{line}"]
   end
 end
