@@ -13,11 +13,13 @@ export const LAYERS = {
   'operator/config': ['operator/api'], // process configuration
   'operator/kube': ['operator/api', 'operator/observability'], // the Kubernetes runtime
   'operator/protocol': ['operator/api', 'operator/naming', 'operator/kube'], // the status protocol
+  'operator/mesh': ['operator/api', 'operator/protocol'], // the mesh from the members' reports
   'operator/controller': [
     'operator/api',
     'operator/naming',
     'operator/failure-domains',
     'operator/protocol',
+    'operator/mesh',
     'operator/kube',
     'operator/observability',
   ],
@@ -42,6 +44,7 @@ export const LAYERS = {
     'operator/failure-domains',
     'operator/config',
     'operator/protocol',
+    'operator/mesh',
     'operator/kube',
     'operator/agent',
     'operator/manager',
@@ -59,13 +62,15 @@ export const PURE = {
     'operator/api': [],
     'operator/naming': [],
     'operator/failure-domains': [],
-    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'subscription.ts'],
+    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'member-report-writer.ts', 'subscription.ts'],
+    'operator/mesh': [],
     'operator/controller': [
       'controller.ts',
       'apply.ts',
       'topology-cache.ts',
       'node-cache.ts',
       'pod-sources.ts',
+      'member-reports.ts',
     ],
     'operator/kube': [
       'client.ts',

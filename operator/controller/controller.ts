@@ -17,6 +17,8 @@ import { topologyPath } from '../kube/paths.js';
 import { statusDigest } from '../protocol/publish.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
+import { MemberReportCache } from './member-reports.js';
+import { MeshScheduler } from './mesh-scheduler.js';
 
 /**
  * The operator's control loop, wired together. Caches (`topology-cache.ts`, `node-cache.ts`,
@@ -24,7 +26,8 @@ import { LivenessWriter } from '../protocol/liveness-writer.js';
  * changes or its pods are polled. Reconciling a key admits the topology (`admission.ts`),
  * keeps its pod source, plans the status (`plan.ts`, pure) and has the applier write it
  * (`apply.ts`) — only when its content changes; a successful poll renews the topology's
- * liveness Lease instead (docs/status-protocol.md, `protocol/liveness-writer.ts`).
+ * liveness Lease instead (docs/status-protocol.md, `protocol/liveness-writer.ts`). The members'
+ * reports (`member-reports.ts`) go into `status.mesh`, at most once per 15 s (`mesh-scheduler.ts`).
  */
 
 export interface ControllerConfig {
@@ -61,6 +64,8 @@ export class TopologyController {
   private readonly queue: WorkQueue;
   private readonly applier: StatusApplier;
   private readonly liveness: LivenessWriter;
+  private readonly reports: MemberReportCache;
+  private readonly mesh: MeshScheduler;
   private livenessFailing = false;
   private running = false;
 
@@ -106,6 +111,13 @@ export class TopologyController {
       onChange: (key) => (key === undefined ? this.enqueueTopologies() : this.enqueue(key)),
       log,
     });
+    this.mesh = new MeshScheduler((key) => this.enqueue(key));
+    this.reports = new MemberReportCache(kube, {
+      ...watch('clustertopologymembers'),
+      namespaces: config.namespaces,
+      onChange: (key) => this.mesh.reportsChanged(key),
+      log,
+    });
     this.nodes = config.watchNodes
       ? new NodeCache(kube, { ...watch('nodes'), onChange: () => this.enqueueServed(), log })
       : undefined;
@@ -136,6 +148,7 @@ export class TopologyController {
   start(): void {
     this.running = true;
     this.topologies.start();
+    this.reports.start();
     this.nodes?.start();
   }
 
@@ -144,6 +157,8 @@ export class TopologyController {
     this.running = false;
     this.queue.shutdown();
     this.topologies.stop();
+    this.reports.stop();
+    this.mesh.stop();
     this.nodes?.stop();
     this.pods.stop();
     this.served.clear();
@@ -227,6 +242,7 @@ export class TopologyController {
         this.pods.drop(key);
         this.applier.forget({ namespace, name });
         this.liveness.forget(namespace, name);
+        this.mesh.forget(key);
       }
       return { kind: 'Done' };
     }
@@ -252,6 +268,11 @@ export class TopologyController {
       pods: source.pods,
       nodeLabels: (node) => this.nodes?.labels(node),
       now: new Date(),
+      mesh: {
+        topology: name,
+        reports: this.reports.reports(namespace, name),
+        lastMeshWriteAt: this.mesh.lastWriteAt(key),
+      },
     });
     if (plan.write) {
       served.unwritten = plan.write.status; // until the write succeeds
@@ -259,7 +280,9 @@ export class TopologyController {
         return { kind: 'Done' }; // deleted meanwhile
       served.written = plan.write.status;
       served.writtenDigest = statusDigest(plan.write.status);
+      if (plan.meshChanged) this.mesh.written(key);
     }
+    if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);
     served.unwritten = undefined;
     // The status is current: the Lease may say so (renewed after a successful poll only).
     const poll = source.poll;

@@ -27,6 +27,7 @@ export const OPERATOR_STATUS_FIELDS = [
   'lastPollTime',
   'conditions',
   'failureDomains',
+  'mesh',
 ] as const satisfies readonly (keyof ClusterTopologyStatus)[];
 
 /** Only the fields the operator owns; undefined stays undefined. */

@@ -337,6 +337,17 @@ describe('planReconcile: the status the object holds, not only the one last writ
     }
   });
 
+  it('a mesh someone else wrote is put back to the one the operator wrote (here none)', () => {
+    const mesh = { members: 9, reporting: 9, fullyConnected: 9, largestGroup: 9, summary: '9/9 made up' };
+    const observed: ClusterTopologyStatus = { ...written, mesh };
+    const plan = planReconcile({ ...inputFor(step, written, 10, 'Retain'), observed: { status: observed } });
+    expect(plan.write!.patch).toMatchObject({ mesh: null });
+    expect(mergeApply(observed, plan.write!.patch)).toEqual({
+      ...written,
+      lastPollTime: new Date(T0 + 10_000).toISOString(),
+    });
+  });
+
   it('nothing to write when the object holds it (only lastPollTime differs, or the keys’ order)', () => {
     const reordered = Object.fromEntries(Object.entries(written).reverse()) as ClusterTopologyStatus;
     for (const observed of [written, reordered, { ...written, lastPollTime: '2020-01-01T00:00:00Z' }])
