@@ -108,13 +108,32 @@ describe('topologies that cannot work are refused; the others keep working', () 
     expect(condition(st, 'Ready')!.status).toBe('False');
     expect(condition(st, 'Ready')!.message).toContain(other);
     expect(st.peers ?? []).toEqual([]);
-    // Without lastPollTime, so agents keep what they have (docs/security.md); and a Warning.
+    // Without lastResponse (an unknown list, not an empty one: agents keep what they have,
+    // docs/security.md) and without lastPollTime; and a Warning.
+    expect(st.lastResponse).toBeUndefined();
     expect(st.lastPollTime).toBeUndefined();
     await waitFor('the Warning', async () =>
       (await eventsFor(s, ns, 'cross')).some(
         (e) => e.type === 'Warning' && e.reason === 'CrossNamespaceDenied',
       ),
     );
+  });
+
+  it('a listed topology turned to a namespace it may not read: the list emptied and lastResponse dropped (unknown, never an empty list)', async () => {
+    await applyTopology(s, ns, 'turned', { selector: 'netzlive/pod-type=cluster-service' });
+    const listed = await waitFor('turned listed', async () => {
+      const x = await topologyStatus(s, ns, 'turned');
+      return x?.peerCount === 2 ? x : undefined;
+    });
+    expect(listed.lastResponse?.code).toBe('200');
+    await applyTopology(s, ns, 'turned', { selector: 'netzlive/pod-type=cluster-service', namespace: other });
+    const st = await waitFor('turned refused', async () => {
+      const x = await topologyStatus(s, ns, 'turned');
+      return condition(x, 'Ready')?.reason === 'CrossNamespaceDenied' ? x : undefined;
+    });
+    expect(st.peers ?? []).toEqual([]);
+    expect(st.lastResponse).toBeUndefined();
+    expect(st.lastPollTime).toBeUndefined();
   });
 
   it('a spec the CRD accepts but the operator refuses: Ready=False InvalidSpec naming the field, the last list kept, a Warning', async () => {
