@@ -21,7 +21,7 @@ import {
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
-import { MeshWatch } from './mesh-watch.js';
+import { MeshWatch } from '../../support/mesh-watch.js';
 
 /**
  * The sidecar writes its member report (docs/status-protocol.md §8) and the operator shows the
