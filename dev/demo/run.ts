@@ -365,7 +365,9 @@ async function wrongCookieScene(
     `\nONE NODE WITH ANOTHER ERLANG COOKIE (${WRONG_COOKIE_MEMBER} started again with a different cookie)\n` +
       `$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}` +
       `Meshed=${meshed?.status} (${meshed?.reason}): ${meshed?.message}\n` +
-      `\n$ kubectl get ctm -n ${NAMESPACE}\n${await kubectl('get', 'ctm', '-n', NAMESPACE)}`,
+      `\n$ kubectl get ctm -n ${NAMESPACE}\n${await kubectl('get', 'ctm', '-n', NAMESPACE)}` +
+      `\n$ kubectl get ctm -n ${NAMESPACE} ${WRONG_COOKIE_MEMBER}.${TOPOLOGY} -o jsonpath='{.status.notConnected}'\n` +
+      `${await kubectl('get', 'ctm', '-n', NAMESPACE, `${WRONG_COOKIE_MEMBER}.${TOPOLOGY}`, '-o', 'jsonpath={.status.notConnected}')}\n`,
   );
   const mesh = await run(process.execPath, [ctopo, 'mesh', '-n', NAMESPACE, TOPOLOGY], {
     env: { ...process.env, KUBECONFIG: kubeconfig },
