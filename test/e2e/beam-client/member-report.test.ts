@@ -131,18 +131,23 @@ describe('the OTP library reports its member; the operator shows the mesh (real 
     const d = await m.startMember('d', { noReports: true, erlArgs: ['-pa', standIn] });
     const writes = () =>
       d.lines.filter(
-        (l: ProbeLine) =>
-          l.t === 'telemetry' && (l.name as string[]).join('.') === 'cluster_topology.report',
+        (l: ProbeLine) => l.t === 'telemetry' && (l.name as string[]).join('.') === 'cluster_topology.report',
       );
     const first = await waitFor('d’s first report write', () => writes()[0], 30_000);
     expect(first.metadata).toMatchObject({ result: 'forbidden', status_code: 403 });
-    await d.waitForNodes(['a', 'b', 'c'].map((p) => m.full(p)), 30_000);
+    await d.waitForNodes(
+      ['a', 'b', 'c'].map((p) => m.full(p)),
+      30_000,
+    );
     // Its view changes after the refused write (c goes away and comes back): a writer that
     // took a refusal for a success would write again 10 s later, one that forgot it at once.
     await m.stopMember('c');
     await waitFor('d to see c gone', () => !d.lastNodes().includes(m.full('c')), 30_000);
     await m.startMember('c');
-    await d.waitForNodes(['a', 'b', 'c'].map((p) => m.full(p)), 30_000);
+    await d.waitForNodes(
+      ['a', 'b', 'c'].map((p) => m.full(p)),
+      30_000,
+    );
     await sleep(Math.max(0, first.at + 12_000 - Date.now()));
     expect(writes()).toHaveLength(1);
     expect(d.output.match(REPORT_WARNING)).toHaveLength(1);

@@ -53,7 +53,9 @@ describe('a frozen member’s report goes stale (real API server, real nodes)', 
       expect(st.mesh!.reporting).toBe(2);
       const reports = await m.reports();
       for (const p of ['a', 'b'])
-        expect(Date.now() - Date.parse(reports.get(p)!.status.reportedAt)).toBeLessThan(REPORT_STALE_AFTER_MS);
+        expect(Date.now() - Date.parse(reports.get(p)!.status.reportedAt)).toBeLessThan(
+          REPORT_STALE_AFTER_MS,
+        );
       process.kill(pid, 'SIGCONT');
       await waitFor(
         'c current again, MESH 3/3',

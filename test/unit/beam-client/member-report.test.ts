@@ -146,7 +146,10 @@ const POOL: MemberView[] = [
   typescriptView(BASE),
   typescriptView({ ...BASE, topologyResourceVersion: '11' }),
   typescriptView({ ...BASE, connected: ['n1@h', 'n2@h'] }),
-  typescriptView({ ...BASE, trouble: { cause: 'ApiUnreachable', message: 'x', since: '2026-12-04T21:00:00Z' } }),
+  typescriptView({
+    ...BASE,
+    trouble: { cause: 'ApiUnreachable', message: 'x', since: '2026-12-04T21:00:00Z' },
+  }),
 ];
 
 const planCase: fc.Arbitrary<PlanCase> = fc
@@ -182,7 +185,9 @@ describe('the OTP library reports as the protocol says (the same answers as the 
   it('views: generated cases', async () => {
     const cases = fc.sample(viewCase, { numRuns: 400, seed: Number(process.env.CT_SEED ?? 0x6f7470) });
     const erl = await inErlang(cases, []);
-    cases.forEach((c, i) => expect({ case: c, view: erl.views[i] }).toEqual({ case: c, view: typescriptView(c) }));
+    cases.forEach((c, i) =>
+      expect({ case: c, view: erl.views[i] }).toEqual({ case: c, view: typescriptView(c) }),
+    );
     // The cases reach what they are for: the cap, each self-check result, invalid names.
     const ts = cases.map(typescriptView);
     expect(ts.some((v) => (v.notConnectedOmitted ?? 0) > 0)).toBe(true);
@@ -194,7 +199,9 @@ describe('the OTP library reports as the protocol says (the same answers as the 
   it('the budget: generated runs of changes, waits and outcomes', async () => {
     const cases = fc.sample(planCase, { numRuns: 300, seed: Number(process.env.CT_SEED ?? 0x6f7470) });
     const erl = await inErlang([], cases);
-    cases.forEach((c, i) => expect({ case: i, plans: erl.plans[i] }).toEqual({ case: i, plans: typescriptPlans(c) }));
+    cases.forEach((c, i) =>
+      expect({ case: i, plans: erl.plans[i] }).toEqual({ case: i, plans: typescriptPlans(c) }),
+    );
     const all = cases.flatMap(typescriptPlans).map((p) => p.action);
     for (const a of ['write', 'wait', 'idle']) expect(all).toContain(a);
   });
