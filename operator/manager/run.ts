@@ -4,6 +4,8 @@ import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
 import { TopologyController } from '../controller/controller.js';
 import { LeaderElector } from '../kube/leader-election.js';
+import { OPERATOR_LEASE_LABELS, OPERATOR_VERSION_ANNOTATION } from '../api/operator-lease.js';
+import { PACKAGE_VERSION } from '../config/version.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
@@ -68,6 +70,8 @@ export async function runOperator(
         namespace: config.leaseNamespace ?? kube.namespace,
         name: config.leaseName,
         identity: config.identity ?? defaultIdentity(),
+        labels: { ...OPERATOR_LEASE_LABELS },
+        annotations: { [OPERATOR_VERSION_ANNOTATION]: PACKAGE_VERSION },
         leaseDurationMs: parseDuration(config.leaseDuration),
         renewDeadlineMs: parseDuration(config.renewDeadline),
         retryPeriodMs: parseDuration(config.retryPeriod),
@@ -99,6 +103,7 @@ export async function runOperator(
   });
   const port = (server.address() as AddressInfo).port;
   log('info', 'operator started', {
+    version: PACKAGE_VERSION,
     port,
     leaderElection: config.leaderElect,
     namespaces: config.namespaces,

@@ -47,7 +47,7 @@ export function planMeshWrite(
 ): MeshDecision {
   if (deepEqual(written, next)) return { action: 'none' };
   const earliest = lastWriteAt === undefined ? now : lastWriteAt + MESH_MIN_INTERVAL_MS;
-  if (writingAnyway || now >= earliest || now > 0) return { action: 'publish', next };
+  if (writingAnyway || now >= earliest) return { action: 'publish', next };
   return { action: 'hold', at: earliest };
 }
 
