@@ -65,7 +65,10 @@ export const PURE = {
       'apply.ts',
       'topology-cache.ts',
       'node-cache.ts',
-      'pod-sources.ts',
+      'pod-source.ts',
+      'shared-pod-sources.ts',
+      'selector-pod-sources.ts',
+      'namespace-pods.ts',
     ],
     'operator/kube': [
       'client.ts',

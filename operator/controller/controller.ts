@@ -5,13 +5,14 @@ import type { ListWatchOptions } from '../kube/list-watch.js';
 import { WorkQueue, type ReconcileOutcome } from '../kube/work-queue.js';
 import type { Log } from '../observability/logger.js';
 import type { OperatorMetrics } from '../observability/operator-metrics.js';
-import { admit } from './admission.js';
-import { StatusApplier } from './apply.js';
+import { admit, type Admission } from './admission.js';
+import { StatusApplier, type StatusPatchStyle } from './apply.js';
 import { NodeCache } from './node-cache.js';
-import { planReconcile } from './plan.js';
-import { PodSources } from './pod-sources.js';
+import { planReconcile, type StatusWrite } from './plan.js';
+import type { PodSources, PodSourcesFactory, PodSourceView } from './pod-source.js';
+import { SharedPodSources } from './shared-pod-sources.js';
 import { notReady } from './readiness.js';
-import { TopologyCache } from './topology-cache.js';
+import { TopologyCache, type TopologyObject } from './topology-cache.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
 
@@ -36,7 +37,25 @@ export interface ControllerConfig {
   watchTimeoutSeconds?: number;
   /** Who renews the liveness Leases (the operator's identity). */
   holder?: string;
+  /** How the work is done; the defaults are the operator's design (bench/ injects former ones to compare). */
+  parts?: ControllerParts;
 }
+
+export interface ControllerParts {
+  /** Where each topology's pods come from (default: one watch per namespace, shared). */
+  podSources?: PodSourcesFactory;
+  /**
+   * A topology's status is written at most once per this window: the first change after a quiet
+   * window goes out at once, the changes that follow it within the window go out together at its
+   * end (a rolling update or a node drain is a few writes, not one per pod).
+   */
+  writeWindowMs?: number;
+  /** How a status write is sent (default: a JSON Patch of what changed; see apply.ts). */
+  statusPatch?: StatusPatchStyle;
+}
+
+/** The window of ControllerParts.writeWindowMs (docs/operator.md). */
+export const WRITE_WINDOW_MS = 250;
 
 /**
  * What this process knows of a topology it serves: the status it last wrote, and one it planned
@@ -46,6 +65,16 @@ export interface ControllerConfig {
 interface Served {
   written?: ClusterTopologyStatus;
   unwritten?: ClusterTopologyStatus;
+  /** When the last status write began (ms since the epoch), and how many this process made. */
+  writtenAt?: number;
+  writes?: number;
+  /** The object's resourceVersion after that write ('' if the API server did not say). */
+  rv?: string;
+  /**
+   * What the last computed status was computed from, when nothing was written: a poll that
+   * brings nothing new (same pods, Nodes, topology and answer) is not computed again.
+   */
+  inputs?: string;
 }
 
 export class TopologyController {
@@ -58,6 +87,7 @@ export class TopologyController {
   private readonly liveness: LivenessWriter;
   private livenessFailing = false;
   private running = false;
+  private readonly writeWindowMs: number;
 
   constructor(
     kube: Kube,
@@ -76,6 +106,7 @@ export class TopologyController {
       new EventRecorder(kube, 'cluster-topology-operator', log),
       metrics,
       log,
+      config.parts?.statusPatch,
     );
     this.liveness = new LivenessWriter(kube, {
       holder: config.holder ?? 'cluster-topology-operator',
@@ -104,8 +135,10 @@ export class TopologyController {
     this.nodes = config.watchNodes
       ? new NodeCache(kube, { ...watch('nodes'), onChange: () => this.enqueueServed(), log })
       : undefined;
-    this.pods = new PodSources(kube, {
+    this.writeWindowMs = config.parts?.writeWindowMs ?? WRITE_WINDOW_MS;
+    this.pods = (config.parts?.podSources ?? ((k, o) => new SharedPodSources(k, o)))(kube, {
       ...watch('pods'),
+      log,
       onChange: (key, poll) => {
         if (poll?.ok) {
           const slash = key.indexOf('/');
@@ -203,22 +236,26 @@ export class TopologyController {
     const source = this.pods.view(key);
     // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
     if (this.nodes && !this.nodes.settled) return { kind: 'Done' };
-    const plan = planReconcile({
-      generation: topology.metadata.generation ?? 0,
-      namespace,
-      previous: served.written ?? topology.status,
-      ...(served.unwritten ? { unwritten: served.unwritten } : {}),
-      admission,
-      poll: source.poll,
-      pods: source.pods,
-      nodeLabels: (node) => this.nodes?.labels(node),
-      now: new Date(),
-    });
-    if (plan.write) {
-      served.unwritten = plan.write.status; // until the write succeeds
-      if (!(await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
-        return { kind: 'Done' }; // deleted meanwhile
-      served.written = plan.write.status;
+    // At most one write per window: within it, everything waits for its end (nothing is computed).
+    const wait = (served.writtenAt ?? -Infinity) + this.writeWindowMs - Date.now();
+    if (wait > 0) return { kind: 'RequeueAfter', ms: wait };
+    const inputs = served.unwritten
+      ? undefined
+      : inputsOf(topology, admission.ok, source, this.nodes?.version ?? 0, served.writes ?? 0);
+    if (inputs === undefined || inputs !== served.inputs) {
+      const write = this.plan(key, topology, admission, source, served);
+      if (write) {
+        served.unwritten = write.status; // until the write succeeds
+        served.writtenAt = Date.now();
+        served.inputs = undefined;
+        // The plan starts from the status this process wrote last, else from the object as seen.
+        const basedOn = served.written ? served.rv : topology.metadata.resourceVersion;
+        const rv = await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, write, basedOn);
+        if (rv === undefined) return { kind: 'Done' }; // deleted meanwhile
+        served.written = write.status;
+        served.rv = rv;
+        served.writes = (served.writes ?? 0) + 1;
+      } else served.inputs = inputs;
     }
     served.unwritten = undefined;
     // The status is current: the Lease may say so (renewed after a successful poll only).
@@ -232,4 +269,43 @@ export class TopologyController {
       );
     return { kind: 'Done' };
   }
+
+  private plan(
+    key: string,
+    topology: TopologyObject,
+    admission: Admission,
+    source: PodSourceView,
+    served: Served,
+  ): StatusWrite | undefined {
+    const namespace = key.slice(0, key.indexOf('/'));
+    return planReconcile({
+      generation: topology.metadata.generation ?? 0,
+      namespace,
+      previous: served.written ?? topology.status,
+      ...(served.unwritten ? { unwritten: served.unwritten } : {}),
+      admission,
+      poll: source.poll,
+      pods: source.pods,
+      nodeLabels: (node) => this.nodes?.labels(node),
+      now: new Date(),
+    }).write;
+  }
+}
+
+/**
+ * The inputs of a status, as one string: the topology as last seen (its resourceVersion moves
+ * with every change, our own status writes too), whether it is admitted, its pods (their
+ * version), the Nodes (theirs), the poll's answer (not its time: lastPollTime is not content)
+ * and the status this process wrote last.
+ */
+function inputsOf(
+  topology: TopologyObject,
+  admitted: boolean,
+  source: PodSourceView,
+  nodesVersion: number,
+  writes: number,
+): string {
+  const p = source.poll;
+  const answer = p === undefined ? '-' : p.ok ? '200' : JSON.stringify(p.failure);
+  return `${topology.metadata.resourceVersion}|${admitted}|${source.version}|${nodesVersion}|${answer}|${writes}`;
 }

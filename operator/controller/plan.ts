@@ -6,6 +6,7 @@ import { shouldWrite } from '../protocol/publish.js';
 import type { PollView } from './last-response.js';
 import type { PodSummary } from './pod-summary.js';
 import { computeStatus } from './status.js';
+import { statusPatchOps, type JsonPatchOp } from './status-patch.js';
 
 /**
  * One reconcile, decided: a pure function from what the caches hold, the previous status and
@@ -36,6 +37,8 @@ export interface StatusWrite {
   status: ClusterTopologyStatus;
   /** RFC 7386 merge patch from `previous` to `status`. */
   patch: unknown;
+  /** The same as RFC 6902 ops on `/status`, element by element in the lists; undefined without a previous status. */
+  ops?: JsonPatchOp[];
   events: PlannedEvent[];
   gauges: { peers: number; excluded: number };
 }
@@ -65,8 +68,11 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     write: {
       status,
       patch: mergePatch(previous ?? {}, status),
+      ...withOps(statusPatchOps(previous, status)),
       events: eventsFor(previous, status),
       gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
     },
   };
 }
+
+const withOps = (ops: JsonPatchOp[] | undefined) => (ops ? { ops } : {});
