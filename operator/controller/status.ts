@@ -1,5 +1,6 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
 import type { ResolvedSpec } from '../api/validate.js';
+import { LIGHT_PEERS_ABOVE } from '../api/schema.js';
 import { settlePeers } from '../naming/index.js';
 import { analyzePeers, quorumAtRiskCondition } from '../failure-domains/index.js';
 import { isForbidden, type Failure } from '../kube/reflector-machine.js';
@@ -60,6 +61,32 @@ export interface StatusInput {
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
 }
 
+/**
+ * The peers as written: above LIGHT_PEERS_ABOVE, each with the fields readers use only (the rest
+ * is most of a large status's size, and the API server's work on each write grows with it).
+ */
+function published(peers: readonly Peer[]): Peer[] {
+  if (peers.length <= LIGHT_PEERS_ABOVE) return peers as Peer[];
+  return peers.map((p) => ({
+    nodeName: p.nodeName,
+    pod: p.pod,
+    uid: p.uid,
+    terminating: p.terminating,
+    ...(p.ready !== undefined ? { ready: p.ready } : {}),
+    ...(p.serving !== undefined ? { serving: p.serving } : {}),
+  }));
+}
+
+/** The labels of the Node a peer runs on: from the peer, else (a large status's kept peer) from its pod. */
+function nodeLabelsOf(
+  peer: Peer,
+  pod: PodSummary | undefined,
+  nodeLabels: StatusInput['nodeLabels'],
+): Readonly<Record<string, string>> | undefined {
+  const node = peer.node ?? (pod?.verdict.ok ? pod.verdict.peer.node : undefined);
+  return node ? nodeLabels(node) : undefined;
+}
+
 /** The peer list a status publishes, and what the analysis needs to know of it. */
 interface PeerList {
   peers: Peer[];
@@ -98,7 +125,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   const failureDomains = analyzePeers(
     list.peers.map((p) => ({
       name: p.pod,
-      nodeLabels: p.node ? input.nodeLabels(p.node) : undefined,
+      nodeLabels: nodeLabelsOf(p, pods.get(p.pod), input.nodeLabels),
       ready: list.readyByPod.get(p.pod) ?? false,
       podLabels: pods.get(p.pod)?.labels,
       votes: pods.get(p.pod)?.votes,
@@ -112,7 +139,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     peerCount: list.peers.length,
     excludedCount: list.excluded.length,
     // No list has succeeded yet and none is kept: no peers array, the protocol's "unknown".
-    ...(list.known || previous?.peers !== undefined ? { peers: list.peers } : {}),
+    ...(list.known || previous?.peers !== undefined ? { peers: published(list.peers) } : {}),
     excluded: list.excluded,
     lastResponse,
     ...(lastFailure ? { lastFailure } : {}),
