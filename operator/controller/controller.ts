@@ -52,6 +52,8 @@ export interface ControllerParts {
   writeWindowMs?: number;
   /** How a status write is sent (default: a JSON Patch of what changed; see apply.ts). */
   statusPatch?: StatusPatchStyle;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
 }
 
 /** The window of ControllerParts.writeWindowMs (docs/operator.md). */
@@ -122,7 +124,7 @@ export class TopologyController {
       },
     });
     const watch = (resource: string) => ({
-      listWatch: this.listWatchOptions(),
+      listWatch: this.listWatchOptions(resource),
       onRestart: (why: string) => metrics.watchRestarts.inc({ resource, why }),
     });
     this.topologies = new TopologyCache(kube, {
@@ -152,12 +154,12 @@ export class TopologyController {
     });
   }
 
-  private listWatchOptions(): Omit<ListWatchOptions, 'query'> {
+  private listWatchOptions(resource: string): Omit<ListWatchOptions, 'query'> {
     return {
       ...(this.config.watchTimeoutSeconds ? { watchTimeoutSeconds: this.config.watchTimeoutSeconds } : {}),
       // Up from the start of a watch until it ends or is aborted.
-      onWatchOpen: () => this.metrics.watchesUp.inc(),
-      onWatchClose: () => this.metrics.watchesUp.dec(),
+      onWatchOpen: () => this.metrics.watchesUp.inc({ resource }),
+      onWatchClose: () => this.metrics.watchesUp.dec({ resource }),
     };
   }
 
@@ -288,6 +290,9 @@ export class TopologyController {
       pods: source.pods,
       nodeLabels: (node) => this.nodes?.labels(node),
       now: new Date(),
+      ...(this.config.parts?.lightPeersAbove !== undefined
+        ? { lightPeersAbove: this.config.parts.lightPeersAbove }
+        : {}),
     }).write;
   }
 }

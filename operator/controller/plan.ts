@@ -31,6 +31,8 @@ export interface ReconcileInput {
   /** Node labels by Node name; undefined for a Node that is not known. */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
   now: Date;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
 }
 
 export interface StatusWrite {
@@ -61,6 +63,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     poll: admission.ok ? input.poll : undefined,
     pods: admission.ok ? input.pods : [],
     nodeLabels: input.nodeLabels,
+    ...(input.lightPeersAbove !== undefined ? { lightPeersAbove: input.lightPeersAbove } : {}),
   });
   // Only when the content changes (docs/status-protocol.md): liveness is the Lease's business.
   if (!shouldWrite(previous, status)) return {};

@@ -59,14 +59,16 @@ export interface StatusInput {
   pods: readonly PodSummary[];
   /** Node labels by Node name; undefined for a Node that does not exist (or is not known yet). */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
 }
 
 /**
  * The peers as written: above LIGHT_PEERS_ABOVE, each with the fields readers use only (the rest
  * is most of a large status's size, and the API server's work on each write grows with it).
  */
-function published(peers: readonly Peer[]): Peer[] {
-  if (peers.length <= LIGHT_PEERS_ABOVE) return peers as Peer[];
+function published(peers: readonly Peer[], lightAbove: number): Peer[] {
+  if (peers.length <= lightAbove) return peers as Peer[];
   return peers.map((p) => ({
     nodeName: p.nodeName,
     pod: p.pod,
@@ -139,7 +141,9 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     peerCount: list.peers.length,
     excludedCount: list.excluded.length,
     // No list has succeeded yet and none is kept: no peers array, the protocol's "unknown".
-    ...(list.known || previous?.peers !== undefined ? { peers: published(list.peers) } : {}),
+    ...(list.known || previous?.peers !== undefined
+      ? { peers: published(list.peers, input.lightPeersAbove ?? LIGHT_PEERS_ABOVE) }
+      : {}),
     excluded: list.excluded,
     lastResponse,
     ...(lastFailure ? { lastFailure } : {}),

@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
-import { TopologyController } from '../controller/controller.js';
+import { TopologyController, type ControllerParts } from '../controller/controller.js';
+
+export type { ControllerParts };
 import { LeaderElector } from '../kube/leader-election.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
@@ -28,6 +30,8 @@ export interface RunningOperator {
 export async function runOperator(
   config: OperatorConfig,
   log: Log = createLogger(config.logLevel, 'operator'),
+  /** How the controller works; the defaults are the operator's design (bench/ injects former ones). */
+  parts?: ControllerParts,
 ): Promise<RunningOperator> {
   const metrics = operatorMetrics();
   const kube = connect({
@@ -54,6 +58,7 @@ export async function runOperator(
       watchNodes: config.watchNodes,
       watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
       holder: config.identity ?? defaultIdentity(),
+      ...(parts ? { parts } : {}),
     },
     metrics,
     log,
