@@ -193,8 +193,23 @@ export class TopologyController {
   private enqueueTopologies(): void {
     if (!this.running) return;
     const keys = new Set(this.topologies.keys());
+    // Every topology's pods are asked for at once, before any is reconciled: the topologies of a
+    // namespace then share that namespace's first list instead of each listing its pods again.
+    for (const k of keys) this.admitted(k);
     for (const k of this.served.keys()) keys.add(k); // a deleted topology is reconciled once more, to clean up
     for (const k of keys) this.queue.add(k);
+  }
+
+  /** Whether topology `key` (as cached) is served, with its pod source kept to match. */
+  private admitted(key: string): { topology: TopologyObject; admission: Admission } | undefined {
+    const slash = key.indexOf('/');
+    const namespace = key.slice(0, slash);
+    const topology = this.topologies.find(namespace, key.slice(slash + 1));
+    if (!topology) return undefined;
+    const admission = admit(topology.spec, namespace, this.config.allowTargetNamespaces);
+    if (admission.ok) this.pods.ensure(key, admission.target, admission.spec);
+    else this.pods.drop(key);
+    return { topology, admission };
   }
 
   private enqueueServed(): void {
@@ -220,8 +235,8 @@ export class TopologyController {
     if (!this.running) return { kind: 'Done' };
     const slash = key.indexOf('/');
     const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
-    const topology = this.topologies.find(namespace, name);
-    if (!topology) {
+    const found = this.admitted(key);
+    if (!found) {
       if (this.served.delete(key)) {
         this.pods.drop(key);
         this.applier.forget({ namespace, name });
@@ -229,12 +244,9 @@ export class TopologyController {
       }
       return { kind: 'Done' };
     }
+    const { topology, admission } = found;
     let served = this.served.get(key);
     if (!served) this.served.set(key, (served = {}));
-
-    const admission = admit(topology.spec, namespace, this.config.allowTargetNamespaces);
-    if (admission.ok) this.pods.ensure(key, admission.target, admission.spec);
-    else this.pods.drop(key);
     const source = this.pods.view(key);
     // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
     if (this.nodes && !this.nodes.settled) return { kind: 'Done' };

@@ -37,6 +37,11 @@ export interface PodSelection {
 
 interface Registration extends PodSelection {
   key: string;
+  /**
+   * Whether pods were judged before it came (the namespace's list had begun): its own list judges
+   * them; without, that list only asks the API server's verdict on the selector (one pod).
+   */
+  late: boolean;
   /** Its own first list: under way, done, or failed (retried at the next probe). */
   listed: 'pending' | 'done' | Failure;
   members: Set<string>;
@@ -68,6 +73,7 @@ export class NamespacePods {
   private probeDue = Infinity;
   private probing = false;
   private stopped = false;
+  private started = false;
   private readonly backoff: Backoff;
   private readonly random: () => number;
 
@@ -90,7 +96,11 @@ export class NamespacePods {
 
   /** Starts the namespace's list and watch on the next turn, so the topologies found together share it. */
   start(): void {
-    setImmediate(() => !this.stopped && this.reflector.start());
+    setImmediate(() => {
+      if (this.stopped) return;
+      this.started = true;
+      this.reflector.start();
+    });
   }
 
   stop(): void {
@@ -106,7 +116,14 @@ export class NamespacePods {
 
   /** Topology `key` selects `selection` here (a new or changed selection replaces the old). */
   register(key: string, selection: PodSelection): void {
-    const r: Registration = { ...selection, key, listed: 'pending', members: new Set(), version: 0 };
+    const r: Registration = {
+      ...selection,
+      key,
+      late: this.started,
+      listed: 'pending',
+      members: new Set(),
+      version: 0,
+    };
     this.registrations.set(key, r);
     for (const e of this.reflector.items())
       if (matchesSelector(r.selector, e.labels)) r.members.add(keyOf(e));
@@ -198,12 +215,26 @@ export class NamespacePods {
   /** Topology r's own list: the API server's verdict on its selector; pods judged before it came are judged now. */
   private async listFor(r: Registration): Promise<void> {
     const at = new Date();
+    const judgeListed = (o: KubeObject) => {
+      const e = this.reflector.get(o.metadata.namespace, o.metadata.name);
+      if (e && e.metadata.resourceVersion === o.metadata.resourceVersion) judge(e, r, o);
+      return null;
+    };
     try {
-      await listAll(this.kube, podsPath(this.namespace), { labelSelector: r.selectorText }, 500, (o) => {
-        const e = this.reflector.get(o.metadata.namespace, o.metadata.name);
-        if (e && e.metadata.resourceVersion === o.metadata.resourceVersion) judge(e, r, o);
-        return null;
-      });
+      if (r.late)
+        await listAll(
+          this.kube,
+          podsPath(this.namespace),
+          { labelSelector: r.selectorText },
+          500,
+          judgeListed,
+        );
+      else
+        await this.kube.list(
+          podsPath(this.namespace),
+          { labelSelector: r.selectorText, limit: 1 },
+          () => null,
+        );
       if (this.registrations.get(r.key) !== r) return;
       r.listed = 'done';
       this.polled(r, { ok: true, at, count: r.members.size });
