@@ -32,9 +32,6 @@ import type { Section } from './report.js';
 import type { Kube, KubeObject, WatchHandle } from '../operator/kube/client.js';
 import { ApiError } from '../operator/kube/client.js';
 
-export const title =
-  'Many topologies: one operator, 100 topologies × 100 pods, in one namespace and in 100, the former design beside today’s';
-
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const TOPOLOGIES = env('BENCH_MANY_TOPOLOGIES', 100);
 const PODS = env('BENCH_MANY_PODS', 100);

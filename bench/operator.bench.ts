@@ -825,7 +825,7 @@ function memoryFigures(m: MemoryResult): Figure[] {
     });
   for (const w of m.writeCost ?? [])
     figs.push({
-      name: `status write at ${m.n} peers, one peer changed — ${w.variant.name}: API server handling`,
+      name: `status write at ${w.variant.peers ?? m.n} peers, one peer changed — ${w.variant.name}: API server handling`,
       unit: 'ms',
       samples: [w.serverMs],
       note: `apiserver_request_duration_seconds mean over ${w.wallMs.length} writes (variants interleaved, no operator running); from send to answer p50 ${fmt(percentile(w.wallMs, 50))} ms; request ${formatBytes(w.requestBytes)}, answer ${formatBytes(w.answerBytes)}, object ${formatBytes(w.objectBytes)}`,

@@ -15,6 +15,8 @@ import { ipFor, podName, nodeName, NODE_COUNT } from './pods.js';
 
 export interface WriteVariant {
   name: string;
+  /** Peers in the object (default: the size measured). */
+  peers?: number;
   light: boolean;
   patch: 'merge' | 'json';
   /** Ask for the metadata only in the answer. */
@@ -87,9 +89,10 @@ export async function measureWriteCost(
   const state = WRITE_VARIANTS.map((variant, v) => ({
     variant,
     name: `write-cost-${v}`,
-    peers: Array.from({ length: peers }, (_, i) => peer(i, ipFor(i + 1), variant.light)).sort((a, b) =>
-      a.nodeName < b.nodeName ? -1 : 1,
-    ),
+    size: variant.peers ?? peers,
+    peers: Array.from({ length: variant.peers ?? peers }, (_, i) =>
+      peer(i, ipFor(i + 1), variant.light),
+    ).sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)),
     serverMs: 0,
     count: 0,
     wallMs: [] as number[],
@@ -106,7 +109,7 @@ export async function measureWriteCost(
       },
     });
     await c.kube.request('PATCH', `${base}/${s.name}/status`, {
-      body: { status: { peerCount: peers, peers: s.peers } },
+      body: { status: { peerCount: s.size, peers: s.peers } },
       contentType: 'application/merge-patch+json',
       ignoreBody: true,
     });
@@ -114,7 +117,7 @@ export async function measureWriteCost(
   log(`status write cost: ${state.length} variants × ${writes} writes at ${peers} peers`);
   for (let w = 0; w < writes; w++)
     for (const s of state) {
-      const i = (w * 7919 + 11) % peers;
+      const i = (w * 7919 + 11) % s.size;
       const old = s.peers[i]!;
       const ip = ipFor((1 << 21) + 100_000 + w);
       const moved = { ...old, nodeName: `${old.pod}@${ip}`, ...(s.variant.light ? {} : { podIP: ip }) };
