@@ -31,9 +31,11 @@ FROM node:24.21.0-bookworm-slim AS runtime
 # erlang-base provides erl_call, which the agent's erlang connector drives the local BEAM node
 # with (the app container's node, reached through epmd on localhost): bookworm's OTP 25, about
 # 16 MB installed. Erlang/OTP keeps distribution compatible two major releases either way, so
-# this erl_call reaches applications on OTP 23 to 27; for a newer OTP, build on a newer Debian
-# (trixie ships OTP 27) or copy erl_call from the application's own OTP. A variant for the
-# operator alone, or for agents with only the exec or file connectors, can drop this step.
+# this erl_call reaches applications on OTP 23 to 27 — the real node's test drives trixie's
+# OTP 27 with it — and not OTP 28 or 29: for those use the OTP library (clients/cluster_topology), or build
+# this image on a newer Debian. trixie's erl_call cannot simply be copied in: it needs trixie's
+# C library, newer than this bookworm base. A variant for the operator alone, or for agents with
+# only the exec or file connectors, can drop this step.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends erlang-base \
     && rm -rf /var/lib/apt/lists/*

@@ -12,7 +12,7 @@ export const LAYERS = {
   'operator/failure-domains': ['operator/api'],
   'operator/config': ['operator/api'], // process configuration
   'operator/kube': ['operator/api', 'operator/observability'], // the Kubernetes runtime
-  'operator/protocol': ['operator/api', 'operator/kube'], // the status protocol
+  'operator/protocol': ['operator/api', 'operator/naming', 'operator/kube'], // the status protocol
   'operator/controller': [
     'operator/api',
     'operator/naming',
@@ -59,7 +59,7 @@ export const PURE = {
     'operator/api': [],
     'operator/naming': [],
     'operator/failure-domains': [],
-    'operator/protocol': ['liveness-writer.ts'],
+    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'subscription.ts'],
     'operator/controller': [
       'controller.ts',
       'apply.ts',
@@ -83,6 +83,7 @@ export const PURE = {
   },
   files: [
     'operator/agent/round.ts',
+    'operator/agent/step.ts',
     'operator/agent/observe.ts',
     'operator/agent/trouble-report.ts',
     'operator/config/schema-check.ts',

@@ -1,5 +1,5 @@
 /**
- * The BEAM client library (clients/beam) in a real VM, at 100 and 1,000 listed peers, with the
+ * The BEAM client library (clients/cluster_topology) in a real VM, at 100 and 1,000 listed peers, with the
  * sidecar agent's figures from bench/agent.bench.ts beside it in the same run.
  *
  * On a real control plane (etcd + kube-apiserver), one ClusterTopology whose status this bench
@@ -33,8 +33,14 @@
  * node answers to, as for the client; the agent retries those at every round, so that run's
  * pollingInterval (10m) is set past the minute as the client's retry_ms is; the figure says so.
  *
+ * Per cell of the OTP library's matrix (tools/beam/cells.sh): BENCH_BEAM_CELLS=otp25,otp27,otp29
+ * measures the client in each cell in turn (its nodes and its peers run inside the cell's Debian
+ * root), each at 2, 100 and 1,000 listed peers; the figures name the cell's OTP.
+ *
  * Knobs: BENCH_BEAM_REAL (100), BENCH_BEAM_CHANGES (30), BENCH_BEAM_IDLE_MS (60000),
- * BENCH_BEAM_SIDECAR (1: measure the sidecar too; 2: only the sidecar).
+ * BENCH_BEAM_SIDECAR (1: measure the sidecar too; 2: only the sidecar), BENCH_BEAM_CELLS (the
+ * cell of CTOPO_BEAM_CELL, else this machine's otp25), BENCH_BEAM_MEMORY_ONLY (1: only the two
+ * memory figures per size, no status changes and no idle minutes).
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -47,15 +53,19 @@ import { mapLimit } from './concurrency.js';
 import { percentile, perMinute } from './stats.js';
 import { measureErlangRounds } from './agent-erlang-rounds.js';
 import { startOperator } from '../test/support/operator-process.js';
-import { ErlangTestEnv } from '../dev/cluster/beam.js';
-import { buildClient, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
+import { ErlangTestEnv, run as runProgram } from '../dev/cluster/beam.js';
+import { buildClient, listedPeer, ProbeNode, type ProbeLine } from '../test/support/beam-client.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const REAL = env('BENCH_BEAM_REAL', 100);
 const CHANGES = env('BENCH_BEAM_CHANGES', 30);
 const IDLE_MS = env('BENCH_BEAM_IDLE_MS', 60_000);
 const SIDECAR = env('BENCH_BEAM_SIDECAR', 1);
-const SIZES = [100, 1000];
+const SIZES = [2, 100, 1000];
+const CELLS = (process.env.BENCH_BEAM_CELLS ?? process.env.CTOPO_BEAM_CELL ?? 'otp25')
+  .split(',')
+  .filter(Boolean);
+const MEMORY_ONLY = env('BENCH_BEAM_MEMORY_ONLY', 0) === 1;
 const TOPOLOGY = 'beam';
 const CLOCK_TICKS = 100;
 
@@ -84,19 +94,7 @@ async function childProcesses(pid: number): Promise<number> {
   return n;
 }
 
-function peer(name: string) {
-  const short = name.slice(0, name.indexOf('@'));
-  return {
-    nodeName: name,
-    pod: short,
-    uid: `uid-${short}`,
-    podIP: '127.0.0.1',
-    node: '',
-    hostSource: 'PodIP',
-    nameSource: 'PodName',
-    terminating: false,
-  };
-}
+const peer = (name: string) => listedPeer(name.slice(0, name.indexOf('@')));
 
 async function writeStatus(c: BenchCluster, names: readonly string[]): Promise<void> {
   const path = `/apis/cluster.netzlive.io/v1alpha1/namespaces/${c.namespace}/clustertopologies/${TOPOLOGY}/status`;
@@ -118,6 +116,8 @@ interface SizeResult {
   memoryAfterChanges: number;
   binaryRefs: number;
   vmGrowth: number;
+  codeGrowth: number;
+  vmTotal: number;
   idleCpu: number;
   baselineCpu: number;
   idleCalls: number;
@@ -172,6 +172,26 @@ async function measureSize(
     await sleep(5_000);
     const after = await m.ask('measure', 'measure');
     const childrenAfter = await childProcesses(pid);
+    const memory = {
+      peers: size,
+      processMemory: after.process_memory as number,
+      binaryRefs: after.binary_refs as number,
+      vmGrowth: (after.vm_total as number) - (before.vm_total as number),
+      codeGrowth: (after.vm_code as number) - (before.vm_code as number),
+      vmTotal: after.vm_total as number,
+    };
+    if (MEMORY_ONLY)
+      return {
+        ...memory,
+        memoryAfterChanges: NaN,
+        idleCpu: NaN,
+        baselineCpu: NaN,
+        idleCalls: NaN,
+        idleReductions: NaN,
+        fromPatch: [],
+        fromEvent: [],
+        extraProcesses: childrenAfter - childrenBefore,
+      };
 
     log(`${size} peers: ${CHANGES} status changes`);
     const fromPatch: number[] = [];
@@ -214,11 +234,8 @@ async function measureSize(
     await sleep(IDLE_MS);
     const baselineCpu = ((await cpuSeconds(pid)) - b0) * (60_000 / IDLE_MS);
     return {
-      peers: size,
-      processMemory: after.process_memory as number,
+      ...memory,
       memoryAfterChanges: (afterChanges.process_memory as number) + (afterChanges.binary_refs as number),
-      binaryRefs: after.binary_refs as number,
-      vmGrowth: (after.vm_total as number) - (before.vm_total as number),
       idleCpu: (cpu1 - cpu0) * (60_000 / IDLE_MS) - baselineCpu,
       baselineCpu,
       idleCalls: idleCalls * (60_000 / IDLE_MS),
@@ -253,10 +270,25 @@ export default async function run(): Promise<Figure[]> {
   return figures;
 }
 
-/** The client library at each size (see the file's comment). */
+/** The client library in each cell, at each size (see the file's comment). */
 async function client(): Promise<Figure[]> {
   const figures: Figure[] = [];
-  log('control plane');
+  const before = process.env.CTOPO_BEAM_CELL;
+  try {
+    for (const cell of CELLS) {
+      process.env.CTOPO_BEAM_CELL = cell; // beamCommand starts erl and erlc in the cell's root
+      figures.push(...(await clientIn(cell)));
+    }
+  } finally {
+    if (before === undefined) delete process.env.CTOPO_BEAM_CELL;
+    else process.env.CTOPO_BEAM_CELL = before;
+  }
+  return figures;
+}
+
+async function clientIn(cell: string): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  log(`${cell}: control plane`);
   const c = await startBenchCluster(log);
   const erl = await ErlangTestEnv.start();
   onCleanup('BEAM nodes', async () => {
@@ -274,6 +306,19 @@ async function client(): Promise<Figure[]> {
       }),
     );
     const ebin = await buildClient(join(erl.root, 'client'));
+    const otp = (
+      await runProgram(
+        'erl',
+        [
+          '-noshell',
+          '-eval',
+          '{ok, V} = file:read_file(filename:join([code:root_dir(), "releases", erlang:system_info(otp_release), "OTP_VERSION"])), io:format("~s", [string:trim(V)]), halt().',
+        ],
+        erl.childEnv(),
+        60_000,
+      )
+    ).stdout.trim();
+    log(`${cell}: OTP ${otp}`);
     log(`${REAL} real peer nodes`);
     // Plain peer nodes (the probe without a client): readiness is their own report on stdout,
     // no erl_call, so a loaded machine starts them reliably.
@@ -291,23 +336,38 @@ async function client(): Promise<Figure[]> {
     for (const size of SIZES) {
       const r = await measureSize(c, erl, ebin, real, size);
       const ghosts = size > REAL ? ` (${REAL} running, ${size - REAL} names no node answers to)` : '';
-      figures.push(
+      const memory: Figure[] = [
         {
-          name: `client memory at ${size} listed peers: its processes + refc binaries${ghosts}`,
+          name: `OTP ${otp}: client memory at ${size} listed peers: its processes + refc binaries${ghosts}`,
           unit: 'MB',
           samples: [(r.processMemory + r.binaryRefs) / 1e6],
           goal: size === 1000 ? { op: '<=', value: 2 } : undefined,
-          note: `once the list is applied; ${(r.memoryAfterChanges / 1e6).toFixed(3)} MB after ${CHANGES} more status changes; VM total grew ${(r.vmGrowth / 1e6).toFixed(2)} MB from before the client started`,
+          note: MEMORY_ONLY
+            ? 'once the list is applied'
+            : `once the list is applied; ${(r.memoryAfterChanges / 1e6).toFixed(3)} MB after ${CHANGES} more status changes`,
         } as Figure,
         {
-          name: `client CPU, a minute with nothing changing, ${size} peers (VM minus the same VM and connections with the client stopped)`,
+          name: `OTP ${otp}: VM total (erlang:memory(total)) grown at ${size} listed peers, from a node with neither the library nor ssl loaded${ghosts}`,
+          unit: 'MB',
+          samples: [r.vmGrowth / 1e6],
+          note: `loaded code ${(r.codeGrowth / 1e6).toFixed(2)} MB of it (ssl, public_key, crypto, the library), the rest the processes, tables and buffers of ssl, the library, global and the distribution connections to the peers; the VM's total then ${(r.vmTotal / 1e6).toFixed(2)} MB`,
+        },
+      ];
+      figures.push(...memory);
+      if (MEMORY_ONLY) {
+        for (const f of memory) log(formatFigure(f));
+        continue;
+      }
+      figures.push(
+        {
+          name: `OTP ${otp}: client CPU, a minute with nothing changing, ${size} peers (VM minus the same VM and connections with the client stopped)`,
           unit: 'CPU-s/min',
           samples: [r.idleCpu],
           goal: { op: '<=', value: 0.05 },
           note: `VM without the client ${r.baselineCpu.toFixed(3)} CPU-s/min; client reductions ${Math.round(r.idleReductions)}/min`,
         },
         {
-          name: `client connect/disconnect calls, a minute with nothing changing, ${size} peers`,
+          name: `OTP ${otp}: client connect/disconnect calls, a minute with nothing changing, ${size} peers`,
           unit: 'calls/min',
           samples: [r.idleCalls],
           goal: { op: '<=', value: 0 },
@@ -317,32 +377,32 @@ async function client(): Promise<Figure[]> {
               : undefined,
         } as Figure,
         {
-          name: `status change → connect_node called, from the status PATCH, ${size} peers`,
+          name: `OTP ${otp}: status change → connect_node called, from the status PATCH, ${size} peers`,
           unit: 'ms',
           samples: r.fromPatch,
           note: `p50 ${percentile(r.fromPatch, 50).toFixed(1)} / p99 ${percentile(r.fromPatch, 99).toFixed(1)} ms`,
         },
         {
-          name: `status change → connect_node called, from the client decoding the event, ${size} peers`,
+          name: `OTP ${otp}: status change → connect_node called, from the client decoding the event, ${size} peers`,
           unit: 'ms',
           samples: r.fromEvent,
           note: `p50 ${percentile(r.fromEvent, 50).toFixed(1)} / p99 ${percentile(r.fromEvent, 99).toFixed(1)} ms`,
         },
         {
-          name: `status change → connect_node called, from the client decoding the event, ${size} peers: p99`,
+          name: `OTP ${otp}: status change → connect_node called, from the client decoding the event, ${size} peers: p99`,
           unit: 'ms',
           samples: [percentile(r.fromEvent, 99)],
           goal: { op: '<=', value: 50 },
           note: `of the ${r.fromEvent.length} changes above; machine load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores when the size finished`,
         },
         {
-          name: `extra OS processes the client starts, ${size} peers`,
+          name: `OTP ${otp}: extra OS processes the client starts, ${size} peers`,
           unit: 'processes',
           samples: [r.extraProcesses],
           goal: { op: '<=', value: 0 },
         },
       );
-      for (const f of figures.slice(-7)) log(formatFigure(f));
+      for (const f of figures.slice(-8)) log(formatFigure(f));
     }
   } finally {
     await ProbeNode.stopAll();

@@ -37,7 +37,7 @@ const TITLES: Record<string, string> = {
   'many-topologies':
     'Many topologies: one operator, 100 topologies × 100 pods, in one namespace and in 100, the former design beside today’s',
   'beam-client':
-    'BEAM client library inside the VM, the sidecar beside it: memory added, idle CPU and distribution calls, status change → connect_node, at 100 and 1,000 peers',
+    'BEAM client library inside the VM, the sidecar beside it: memory added, idle CPU and distribution calls, status change → connect_node, at 2, 100 and 1,000 peers',
 };
 
 /** Every `NAME.bench.js` beside this file: the known ones in TITLES' order, then the rest by name. */

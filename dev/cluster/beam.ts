@@ -138,6 +138,32 @@ export interface RunOutput {
   readonly stderr: string;
 }
 
+/** The programs of an OTP installation that `beamCommand` sends into a cell's root. */
+const BEAM_PROGRAMS = new Set(['erl', 'erlc', 'erl_call', 'escript', 'elixir', 'mix', 'rebar3']);
+const rootScript = join(
+  resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
+  'tools',
+  'beam',
+  'root.sh',
+);
+
+/**
+ * Which OTP runs a BEAM program: this machine's, or — with CTOPO_BEAM_CELL naming a cell of
+ * tools/beam/root.sh (otp27, otp29) — the one in that cell's Debian root, in the same directory,
+ * with the same environment and the same pid (the script execs down to the program), sharing
+ * this machine's loopback and /tmp. Other programs run here as they are.
+ */
+export function beamCommand(
+  file: string,
+  args: readonly string[],
+  opts: { anyProgram?: boolean } = {},
+): [string, string[]] {
+  const cell = process.env.CTOPO_BEAM_CELL;
+  const program = file.slice(file.lastIndexOf('/') + 1);
+  if (!cell || cell === 'otp25' || !(opts.anyProgram || BEAM_PROGRAMS.has(program))) return [file, [...args]];
+  return ['/bin/bash', [rootScript, 'run', cell, '--', opts.anyProgram ? file : program, ...args]];
+}
+
 /** Runs a program with an argv array (no shell), in `cwd` if given; returns its output. */
 export function run(
   file: string,
@@ -147,7 +173,8 @@ export function run(
   cwd?: string,
 ): Promise<RunOutput> {
   return new Promise((resolve) => {
-    const c = spawn(file, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
+    const [f, a] = beamCommand(file, args);
+    const c = spawn(f, a, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     live.add(c);
     let stdout = '';
     let stderr = '';
@@ -361,10 +388,13 @@ export class ErlangTestEnv {
       await writeFile(join(home, '.erlang.cookie'), opts.cookie, { mode: 0o400 });
     }
     const name = this.nodeName(short);
-    const child = spawn('erl', [...localNodeArgs(name), ...(opts.args ?? []), '-eval', WATCHDOG], {
-      env: { ...this.childEnv(home), ...opts.env },
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      ...beamCommand('erl', [...localNodeArgs(name), ...(opts.args ?? []), '-eval', WATCHDOG]),
+      {
+        env: { ...this.childEnv(home), ...opts.env },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
     live.add(child);
     let stderr = '';
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
@@ -471,11 +501,11 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** The OTP client library's source (clients/beam in this repository). */
+/** The OTP client library's source (clients/cluster_topology in this repository). */
 export const beamClientDir = join(
   resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'),
   'clients',
-  'beam',
+  'cluster_topology',
 );
 
 /**

@@ -11,7 +11,7 @@ installs the ClusterTopology CRD, creates Nodes over two sites (three voters pla
 sites A and B; site A's two nodes on one hypervisor), pods for the two usual naming set-ups (one
 replica named by a stable DNS name, several named by pod IP) plus one pod of each
 kind of trouble (no IP yet, a broken JSONPath, a shared DNS name), and a ClusterTopology; runs
-the operator; starts real BEAM nodes that join through the OTP client library (clients/beam) in
+the operator; starts real BEAM nodes that join through the OTP client library (clients/cluster_topology) in
 their own VM where Erlang is installed (else the sidecar agent with the file connector); prints
 kubectl get ctopo, the peers and excluded pods, the failure-domain table, the Erlang cluster's
 membership and what each node's client reports. Tears everything down at the end unless --keep;

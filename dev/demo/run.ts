@@ -16,12 +16,12 @@ import {
   podStatusPath,
   podsPath,
   topologiesPath,
-  topologyPath,
 } from '../../operator/kube/paths.js';
 import { formatResolveTable } from '../../operator/cli/resolve-format.js';
 import { formatAnalysisTable } from '../../operator/cli/analysis-table.js';
 import { analysisFromStatus } from '../../operator/cli/status-analysis.js';
-import { peerListOf } from '../../operator/protocol/read.js';
+import { statusMeaning } from '../../operator/protocol/read.js';
+import { getTopology } from '../../operator/protocol/get.js';
 import { NAMESPACE, TOPOLOGY, nodes, pods, topology, SITE, HYPERVISOR } from './scenario.js';
 
 const run = promisify(execFile);
@@ -176,7 +176,9 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     };
     const mode = o.connector ?? ((await hasErlang()) ? 'library' : 'file');
     if (mode === 'library') {
-      o.err('demo: starting real BEAM nodes, each running the OTP client library (clients/beam), no sidecar');
+      o.err(
+        'demo: starting real BEAM nodes, each running the OTP client library (clients/cluster_topology), no sidecar',
+      );
       erl = await ErlangTestEnv.start({ tmp: dir }); // its nodes carry the demo's directory in their arguments
       const ebin = join(dir, 'beam-ebin');
       await compileBeamClient(ebin, [demoModule]);
@@ -259,10 +261,10 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     o.out(
       `\n$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}`,
     );
-    const list = peerListOf(final);
+    const list = statusMeaning(final);
     o.out(
       formatResolveTable({
-        peers: list.kind === 'list' ? [...list.peers] : [],
+        peers: list.kind === 'current' ? [...list.peers] : [],
         excluded: final.excluded ?? [],
       }),
     );
@@ -336,8 +338,9 @@ async function createWorld(kube: Kube): Promise<void> {
 }
 
 async function readStatus(kube: Kube): Promise<ClusterTopologyStatus | undefined> {
-  const o = await kube.request<{ status?: ClusterTopologyStatus }>('GET', topologyPath(NAMESPACE, TOPOLOGY));
-  return o.status;
+  const got = await getTopology(kube, NAMESPACE, TOPOLOGY);
+  if (got.kind === 'failed') throw got.error;
+  return got.kind === 'found' ? got.object.status : undefined;
 }
 
 export type { ControlPlaneState };

@@ -4,18 +4,15 @@ import {
   exclusionsOfPod,
   peerNodeNames,
   peerOfPod,
-  readTopology,
-  type LeaseRead,
-  type Liveness,
-  type ObjectRead,
+  type Reading,
   type TopologyObject,
 } from '../protocol/read.js';
 import type { AgentInput } from './round.js';
 
 /**
- * What the agent makes of what it read about its one ClusterTopology and its liveness Lease —
- * a pure function over the status protocol's reader (`protocol/read.ts`), so every case of "the
- * agent never disconnects because of its own trouble" is a unit test:
+ * What the agent makes of what it read about its one ClusterTopology and its liveness Lease (the
+ * status protocol's `Reading`, `protocol/read.ts`) — pure, so every case of "the agent never
+ * disconnects because of its own trouble" is a unit test:
  *
  * | what the agent read                              | input to the round loop        |
  * |--------------------------------------------------|--------------------------------|
@@ -24,46 +21,30 @@ import type { AgentInput } from './round.js';
  * | the read or the watch failed: other, no answer   | trouble ApiUnreachable         |
  * | the object does not exist                        | trouble ObjectGone             |
  * | the object has no status from the operator       | trouble NoStatusYet            |
+ * | a status it cannot take whole (a wrong type)     | trouble NoStatusYet            |
  * | the liveness Lease is stale (the one rule)       | trouble StatusStale            |
  * | a status, Lease live or liveness unknown         | its peers (even none)          |
  *
  * The staleness rule is the protocol's, stated once in docs/status-protocol.md.
  */
 
-export type TopologyView = TopologyObject;
-export type ReadState = ObjectRead;
-
 export const DEFAULT_POLLING_MS = 10_000;
 
-export function pollingMsOf(object: TopologyView | undefined): number {
+export function pollingMsOf(object: TopologyObject | undefined): number {
   const ms = object?.spec?.pollingInterval ? parseDuration(object.spec.pollingInterval) : undefined;
   return ms !== undefined && ms >= 1000 ? ms : DEFAULT_POLLING_MS;
 }
 
 /**
  * `ownPod`: this agent's pod. Its own entry is never a peer to dial, whatever name the operator
- * computed for it (a wrong one is the self check's business). `lease`: what it read of the
- * liveness Lease (not read: liveness unknown, which is reported and never acted on).
+ * computed for it (a wrong one is the self check's business).
  */
-export function agentInputFrom(
-  read: ReadState,
-  now: Date,
-  ownPod?: string,
-  lease: LeaseRead = { kind: 'unread' },
-): AgentInput {
-  const r = readTopology(read, lease, now);
-  if (r.peers === undefined) {
-    const t = r.trouble!;
-    return t.detail === undefined
-      ? { kind: 'trouble', cause: t.cause }
-      : { kind: 'trouble', cause: t.cause, detail: t.detail };
-  }
-  return { kind: 'status', peers: peerNodeNames(r.peers, ownPod) };
-}
-
-/** The liveness the agent reports (log line on change, metric). */
-export function livenessFrom(read: ReadState, lease: LeaseRead, now: Date): Liveness {
-  return readTopology(read, lease, now).liveness;
+export function agentInputFrom(reading: Reading, ownPod?: string): AgentInput {
+  if (!reading.act)
+    return reading.detail === undefined
+      ? { kind: 'trouble', cause: reading.trouble }
+      : { kind: 'trouble', cause: reading.trouble, detail: reading.detail };
+  return { kind: 'status', peers: peerNodeNames(reading.list.peers, ownPod) };
 }
 
 /** Where this pod stands in the status: its peer entry, its exclusion, or absent. */

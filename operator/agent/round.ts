@@ -1,4 +1,5 @@
 import { checkNodeName } from '../naming/node-name.js';
+import type { InvalidPeer } from '../protocol/read.js';
 
 /**
  * The agent's round logic, as pure functions.
@@ -19,11 +20,6 @@ import { checkNodeName } from '../naming/node-name.js';
  * Names that fail the node-name grammar are never handed to a connector: the plan lists them
  * under `invalid` with the reason.
  */
-
-export interface InvalidPeer {
-  readonly node: string;
-  readonly problem: string;
-}
 
 export interface RoundPlan {
   /** What the agent remembered when the round was planned (deduplicated, in the given order). */

@@ -11,19 +11,11 @@ import { createConnector, type Connector } from './connectors/index.js';
 import { connectorConfigFrom, type AgentConfig } from './config.js';
 import { fileMemory } from './memory.js';
 import { agentMetrics, type AgentMetrics } from './metrics.js';
-import {
-  agentInputFrom,
-  checkSelf,
-  livenessFrom,
-  pollingMsOf,
-  selfEntry,
-  type SelfCheck,
-} from './observe.js';
+import { TopologySubscription } from '../protocol/subscription.js';
+import { pollingMsOf, type SelfCheck } from './observe.js';
 import { RoundLoop } from './round-loop.js';
 import { TROUBLE_CAUSES } from './round.js';
-import { TopologyReader } from './topology-reader.js';
-import { TroubleReport } from './trouble-report.js';
-import { decideAgentAction } from './round.js';
+import { agentStep, START, type AgentEffect, type AgentState } from './step.js';
 
 /**
  * The agent beside one application: it follows one ClusterTopology and runs the round
@@ -88,10 +80,7 @@ export async function runAgent(
   const events = new EventRecorder(kube, 'cluster-topology-agent', log, 60_000);
 
   let realName = await realNodeName(connector, configuredName, log);
-  let self: SelfCheck | undefined;
-  let statusSeen = false;
-  let selfCheckOffLogged = false;
-  let trouble = '';
+  let state: AgentState = START;
   let stopped = false;
 
   // What this agent connected before a restart (--state-file); without it, nothing.
@@ -139,89 +128,65 @@ export async function runAgent(
     onError: (e) => log('error', 'round failed', { error: (e as Error).message }),
   });
 
-  const troubleReport = new TroubleReport();
-  let liveness = '';
+  const apply = async (e: AgentEffect): Promise<void> => {
+    switch (e.do) {
+      case 'log':
+        return log(e.level, e.message, e.meta);
+      case 'gauges':
+        for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, c === e.trouble ? 1 : 0);
+        for (const st of ['live', 'stale', 'unknown'] as const)
+          metrics.liveness.set({ state: st }, st === e.liveness ? 1 : 0);
+        return;
+      case 'lastStatus':
+        return metrics.lastStatus.set(e.seconds);
+      case 'selfCheck':
+        return metrics.selfCheck.set(e.ok ? 1 : 0);
+      case 'event':
+        return events.record(
+          { apiVersion: 'v1', kind: 'Pod', namespace, name: podName },
+          'Warning',
+          e.reason,
+          e.message,
+        );
+      case 'submit':
+        return loop.submit(e.input);
+    }
+  };
+  // One reading, one step: the node's real name is asked (once it is known, never again) before
+  // the step that may need it for the self check.
   const tick = async () => {
     if (stopped) return;
-    const read = reader.state();
-    const lease = reader.leaseState();
-    const now = new Date();
-    const input = agentInputFrom(read, now, podName, lease);
-    // Trouble and liveness are reported as soon as they are read (a broken watch within
-    // seconds), one log line per change and a periodic reminder.
-    const action = decideAgentAction(input);
-    const cause = action.action === 'keep' ? action.cause : undefined;
-    trouble = action.action === 'keep' ? action.message : '';
-    for (const c of TROUBLE_CAUSES) metrics.trouble.set({ cause: c }, c === cause ? 1 : 0);
-    const line = troubleReport.update(
-      action.action === 'keep' ? { cause: action.cause, message: action.message } : undefined,
-    );
-    if (line) log(line.level, line.message, line.meta);
-    const live = livenessFrom(read, lease, now);
-    for (const st of ['live', 'stale', 'unknown'] as const)
-      metrics.liveness.set({ state: st }, st === live.state ? 1 : 0);
-    if (live.state !== liveness) {
-      liveness = live.state;
-      log(live.state === 'live' ? 'info' : 'warn', `operator liveness ${live.state}`, {
-        ...(live.state === 'unknown'
-          ? { why: live.why }
-          : { renewTime: live.renewTime, limitSeconds: live.limitS }),
-      });
-    }
-    if (input.kind === 'status') {
-      statusSeen = true;
-      const object = read.kind === 'read' ? read.object : undefined;
-      if (object?.status?.lastPollTime) metrics.lastStatus.set(Date.parse(object.status.lastPollTime) / 1000);
-      realName ??= await realNodeName(connector, configuredName, log);
-      if (!podName) {
-        // Out of a pod (a local run) there is no own entry to compare: say so once, not every round.
-        if (!selfCheckOffLogged)
-          log(
-            'warn',
-            "self check off: this agent does not know its pod's name (--pod-name, $POD_NAME or $HOSTNAME)",
-          );
-        selfCheckOffLogged = true;
-      } else {
-        const check = checkSelf(selfEntry(object?.status, podName), realName, podName);
-        metrics.selfCheck.set(check.ok ? 1 : 0);
-        if (!check.ok) {
-          // Loudly, every round: a wrong name is the first cause of a silent non-cluster.
-          log('error', `self check failed: ${check.message}`, { reason: check.reason });
-          events.record(
-            { apiVersion: 'v1', kind: 'Pod', namespace, name: podName },
-            'Warning',
-            `SelfCheck${check.reason}`,
-            check.message,
-          );
-        } else if (!self?.ok) log('info', check.message);
-        self = check;
-      }
-    }
-    await loop.submit(input);
+    const reading = subscription.reading();
+    if (reading.act) realName ??= await realNodeName(connector, configuredName, log);
+    const step = agentStep(state, reading, { podName, realName, now: Date.now() });
+    state = step.state;
+    for (const e of step.effects) await apply(e);
   };
 
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
-    const read = reader.state();
+    const object = subscription.reading().object;
     // Until the object is read its interval is unknown: look again within a second.
-    const ms = read.kind === 'read' ? pollingMsOf(read.object) : 1000;
+    const ms = object ? pollingMsOf(object) : 1000;
     timer = setTimeout(() => {
       void tick().finally(() => !stopped && schedule());
     }, ms);
   };
-  const reader = new TopologyReader(kube, namespace, name, () => void tick());
+  const subscription = new TopologySubscription(kube, { namespace, name, onReading: () => void tick() });
 
   const server: Server = await startHttpServer(config.httpHost, config.httpPort, metrics.registry, {
     notReady: () => {
       if (stopped) return ['stopping'];
-      if (!statusSeen)
-        return [`no status of ClusterTopology ${namespace}/${name} seen yet${trouble ? `: ${trouble}` : ''}`];
-      if (self && !self.ok) return [`self check: ${self.message}`];
+      if (!state.statusSeen)
+        return [
+          `no status of ClusterTopology ${namespace}/${name} seen yet${state.troubleMessage ? `: ${state.troubleMessage}` : ''}`,
+        ];
+      if (state.self && !state.self.ok) return [`self check: ${state.self.message}`];
       return [];
     },
   });
   const port = (server.address() as AddressInfo).port;
-  reader.start();
+  subscription.start();
   schedule();
   log('info', 'agent started', {
     topology: `${namespace}/${name}`,
@@ -235,12 +200,12 @@ export async function runAgent(
     metrics,
     port,
     connector,
-    selfCheck: () => self,
+    selfCheck: () => state.self,
     async stop() {
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      reader.stop();
+      subscription.stop();
       // A round in flight may be waiting on calls to a node that is stopping too (a pod shutting
       // down); the connections stay as they are anyway, so stopping waits for it only briefly.
       await Promise.race([loop.idle(), delay(STOP_GRACE_MS, undefined, { ref: false })]);

@@ -1,8 +1,9 @@
 /**
  * How the agent speaks about its trouble: one log line when the trouble changes (it begins, its
- * cause changes, it ends), then while it lasts a reminder every `remindMs` — not a
- * warning per check (that was about one a second). A change of cause is a change. The caller sets the metric on every
- * call; this decides only what is logged. The clock is injected, so tests run on a fake one.
+ * cause changes, it ends), then while it lasts a reminder every `remindMs` — not a warning per
+ * check (that was about one a second). A change of cause is a change; details such as an age
+ * change on every check and are not. The caller sets the metric on every check; this decides only
+ * what is logged. Pure: the time is the caller's.
  */
 
 export interface TroubleLine {
@@ -16,42 +17,45 @@ export interface Trouble {
   message: string;
 }
 
-export class TroubleReport {
-  private current: Trouble | undefined;
-  private since = 0;
-  private lastLine = 0;
+/** The trouble being reported: since when, and when its last line was logged (ms). */
+export interface TroubleLog {
+  cause: string;
+  since: number;
+  lastLine: number;
+}
 
-  constructor(
-    private readonly now: () => number = Date.now,
-    private readonly remindMs = 5 * 60_000,
-  ) {}
+export const REMIND_MS = 5 * 60_000;
 
-  /** The trouble now (undefined: none). Returns the line to log, if any. */
-  update(trouble: Trouble | undefined): TroubleLine | undefined {
-    const now = this.now();
-    const before = this.current;
-    if (!trouble) {
-      if (!before) return undefined;
-      this.current = undefined;
-      return {
-        level: 'info',
-        message: `trouble over after ${Math.round((now - this.since) / 1000)} s: acting on the status again`,
-        meta: { cause: before.cause },
-      };
-    }
-    this.current = trouble;
-    if (!before || before.cause !== trouble.cause) {
-      // The cause decides, not the message: details such as an age change on every check.
-      this.since = now;
-      this.lastLine = now;
-      return { level: 'warn', message: trouble.message, meta: { cause: trouble.cause } };
-    }
-    if (now - this.lastLine < this.remindMs) return undefined;
-    this.lastLine = now;
+/** The trouble now (undefined: none), given what was reported: what to remember, and the line to log. */
+export function reportTrouble(
+  before: TroubleLog | undefined,
+  trouble: Trouble | undefined,
+  now: number,
+  remindMs = REMIND_MS,
+): { log: TroubleLog | undefined; line?: TroubleLine } {
+  if (!trouble) {
+    if (!before) return { log: undefined };
     return {
-      level: 'warn',
-      message: `still: ${trouble.message}`,
-      meta: { cause: trouble.cause, forSeconds: Math.round((now - this.since) / 1000) },
+      log: undefined,
+      line: {
+        level: 'info',
+        message: `trouble over after ${Math.round((now - before.since) / 1000)} s: acting on the status again`,
+        meta: { cause: before.cause },
+      },
     };
   }
+  if (!before || before.cause !== trouble.cause)
+    return {
+      log: { cause: trouble.cause, since: now, lastLine: now },
+      line: { level: 'warn', message: trouble.message, meta: { cause: trouble.cause } },
+    };
+  if (now - before.lastLine < remindMs) return { log: before };
+  return {
+    log: { ...before, lastLine: now },
+    line: {
+      level: 'warn',
+      message: `still: ${trouble.message}`,
+      meta: { cause: trouble.cause, forSeconds: Math.round((now - before.since) / 1000) },
+    },
+  };
 }

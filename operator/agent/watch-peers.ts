@@ -1,17 +1,19 @@
 import type { Peer } from '../api/types.generated.js';
 import { connect, type Kube } from '../kube/client.js';
+import type { Reading } from '../protocol/read.js';
+import { TopologySubscription } from '../protocol/subscription.js';
 import { agentInputFrom, pollingMsOf } from './observe.js';
 import { decideAgentAction, type TroubleCause } from './round.js';
-import { TopologyReader } from './topology-reader.js';
 
 /**
  * For Node.js applications that form their own cluster: calls `onChange(peers)` with the peer
  * node names of one ClusterTopology whenever they change — with the agent's semantics: a list
  * from a current status only (an empty one included), never an empty list because the API is
  * unreachable, forbidden, the object is gone or the operator's liveness Lease is stale
- * (`onTrouble` hears those; docs/status-protocol.md). It re-checks every pollingInterval, so a
- * stale Lease is noticed even when nothing changes. Reading the Lease needs get/list/watch on it;
- * without, liveness is unknown and the peers are used as they are.
+ * (`onTrouble` hears those; docs/status-protocol.md). It follows the topology through the status
+ * protocol's subscription (`protocol/subscription.ts`), which looks again when the Lease expires,
+ * and re-checks every pollingInterval, so a stale Lease is noticed even when nothing changes. Reading the Lease needs
+ * get/list/watch on it; without, liveness is unknown and the peers are used as they are.
  */
 export interface WatchPeersOptions {
   namespace: string;
@@ -59,17 +61,13 @@ export function watchPeers(
   let current: readonly string[] | undefined;
   let members: readonly PeerMember[] | undefined;
   let membersKey = '';
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  const check = () => {
-    if (stopped) return;
-    const action = decideAgentAction(
-      agentInputFrom(reader.state(), new Date(), undefined, reader.leaseState()),
-    );
-    if (action.action === 'keep') return opts.onTrouble?.(action.cause, action.message);
-    const read = reader.state();
-    const statusPeers = read.kind === 'read' ? (read.object?.status?.peers ?? []) : [];
-    const nextMembers = membersOf(statusPeers);
+  const check = (reading: Reading) => {
+    const action = decideAgentAction(agentInputFrom(reading));
+    if (action.action === 'keep' || !reading.act) {
+      if (action.action === 'keep') opts.onTrouble?.(action.cause, action.message);
+      return;
+    }
+    const nextMembers = membersOf(reading.list.peers);
     const key = JSON.stringify(nextMembers);
     if (members === undefined || key !== membersKey) {
       members = nextMembers;
@@ -81,19 +79,23 @@ export function watchPeers(
     current = next;
     onChange(next);
   };
-  const reader = new TopologyReader(kube, opts.namespace, opts.name, check);
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const subscription = new TopologySubscription(kube, {
+    namespace: opts.namespace,
+    name: opts.name,
+    onReading: (r) => !stopped && check(r),
+  });
+  // Trouble is told again every pollingInterval while it lasts, not only when it changes.
   const tick = () => {
-    const read = reader.state();
-    timer = setTimeout(
-      () => {
-        check();
-        if (!stopped) tick();
-      },
-      pollingMsOf(read.kind === 'read' ? read.object : undefined),
-    );
+    timer = setTimeout(() => {
+      if (stopped) return;
+      check(subscription.reading());
+      tick();
+    }, pollingMsOf(subscription.reading().object));
     timer.unref?.();
   };
-  reader.start();
+  subscription.start();
   tick();
   return {
     get peers() {
@@ -105,7 +107,7 @@ export function watchPeers(
     stop() {
       stopped = true;
       clearTimeout(timer);
-      reader.stop();
+      subscription.stop();
     },
   };
 }

@@ -1,6 +1,6 @@
-import { GROUP, KIND, PLURAL, VERSION } from '../api/schema.js';
-import { leaseNameFor, type LeaseRead, type LeaseView } from '../protocol/read.js';
-import type { ClusterTopologySpec, ClusterTopologyStatus } from '../api/types.generated.js';
+import { GROUP, KIND, PLURAL } from '../api/schema.js';
+import type { TopologyObject } from '../protocol/read.js';
+import { getTopology as getTopologyObject } from '../protocol/get.js';
 import { ApiError, connect, TransportError, type Kube } from '../kube/client.js';
 import { UsageError } from './command.js';
 import { stringFlag } from './args.js';
@@ -35,44 +35,23 @@ export function connectCluster(command: string, values: Record<string, unknown>)
   return { kube, namespace: namespace ?? kube.namespace };
 }
 
-export interface TopologyObject {
-  metadata: { name: string; namespace?: string; generation?: number };
-  spec?: ClusterTopologySpec;
-  status?: ClusterTopologyStatus;
-}
-
 export type TopologyLookup = { found: true; topology: TopologyObject } | { found: false; message: string };
-
-const seg = encodeURIComponent;
-
-export function topologyPath(namespace: string, name: string): string {
-  return `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${PLURAL}/${seg(name)}`;
-}
-
-export function podPath(namespace: string, name?: string): string {
-  return `/api/v1/namespaces/${seg(namespace)}/pods${name === undefined ? '' : `/${seg(name)}`}`;
-}
 
 /** The ClusterTopology, or why there is none; any other failure throws a ClusterReadError. */
 export async function getTopology(kube: Kube, namespace: string, name: string): Promise<TopologyLookup> {
-  try {
-    return {
-      found: true,
-      topology: await kube.request<TopologyObject>('GET', topologyPath(namespace, name)),
-    };
-  } catch (e) {
-    if (e instanceof ApiError && e.code === 404) {
-      // A missing object names itself in the message; a missing resource type does not.
-      const crdMissing =
-        !e.message.includes('not found') || e.message.includes('could not find the requested resource');
+  const got = await getTopologyObject(kube, namespace, name);
+  switch (got.kind) {
+    case 'found':
+      return { found: true, topology: got.object };
+    case 'missing':
       return {
         found: false,
-        message: crdMissing
+        message: got.noResource
           ? `the ${KIND} API is not served by ${kube.server} (is the CRD ${PLURAL}.${GROUP} installed?)`
           : `${KIND} ${namespace}/${name} not found`,
       };
-    }
-    throw new ClusterReadError(describeFailure(e, `${KIND} ${namespace}/${name}`, kube));
+    case 'failed':
+      throw new ClusterReadError(describeFailure(got.error, `${KIND} ${namespace}/${name}`, kube));
   }
 }
 
@@ -90,24 +69,4 @@ export function describeFailure(e: unknown, what: string, kube: Kube): string {
   if (e instanceof TransportError)
     return `cannot reach the API server at ${kube.server} to read ${what}: ${e.message}`;
   return `cannot read ${what}: ${(e as Error).message}`;
-}
-
-/**
- * The topology's liveness Lease as the status protocol's reader takes it (docs/status-protocol.md):
- * found, missing (404), or unreadable (any other failure — the CLI says so and carries on).
- */
-export async function getLiveness(kube: Kube, namespace: string, name: string): Promise<LeaseRead> {
-  try {
-    const lease = await kube.request<LeaseView>(
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases/${seg(leaseNameFor(name))}`,
-    );
-    return { kind: 'found', lease };
-  } catch (e) {
-    if (e instanceof ApiError && e.code === 404) return { kind: 'missing' };
-    return {
-      kind: 'unreadable',
-      message: e instanceof ApiError ? `${e.code} ${e.reason}` : (e as Error).message,
-    };
-  }
 }

@@ -12,7 +12,8 @@ import { planReconcile, type StatusWrite } from './plan.js';
 import type { PodSources, PodSourcesFactory, PodSourceView } from './pod-source.js';
 import { SharedPodSources } from './shared-pod-sources.js';
 import { notReady } from './readiness.js';
-import { TopologyCache, type TopologyObject } from './topology-cache.js';
+import { TopologyCache } from './topology-cache.js';
+import type { TopologyObject } from '../protocol/read.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
 

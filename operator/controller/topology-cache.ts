@@ -1,20 +1,15 @@
-import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import type { Kube, KubeObject } from '../kube/client.js';
+import type { Kube } from '../kube/client.js';
 import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
 import { topologiesPath } from '../kube/paths.js';
 import { Reflector } from '../kube/reflector.js';
 import type { Log } from '../observability/logger.js';
+import type { TopologyObject } from '../protocol/read.js';
 
 /**
  * The ClusterTopology objects this operator serves: one reflector per served namespace (or
  * one for all namespaces). Each change puts the changed topology's key forward; a re-list,
  * every key.
  */
-
-export interface TopologyObject extends KubeObject {
-  spec?: unknown;
-  status?: ClusterTopologyStatus;
-}
 
 export interface TopologyCacheOptions {
   /** Served namespaces; empty: all. */

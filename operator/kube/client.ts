@@ -4,6 +4,9 @@ import * as nodeModule from 'node:module';
 import type { KubeConfig as KubeConfigType } from '@kubernetes/client-node';
 import { findCredentials, type Credentials, type CredentialSource } from './credentials.js';
 import { ListSplitter } from './list-splitter.js';
+import type { KubeObject } from './object.js';
+
+export type { KubeObject };
 
 // Not `import … from 'node:http'`: an ES module import of node:http reads every export, and its
 // lazy WebSocket getters then load the bundled undici and http2 (~5 MB resident in the agent).
@@ -64,20 +67,6 @@ export class TransportError extends Error {
     this.name = 'TransportError';
   }
 }
-
-export type KubeObject = {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    uid?: string;
-    resourceVersion?: string;
-    generation?: number;
-    [k: string]: unknown;
-  };
-  [k: string]: unknown;
-};
 
 export interface ObjectList<T = KubeObject> {
   items: T[];

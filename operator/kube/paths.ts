@@ -44,3 +44,6 @@ export function leasesPath(namespace: string, name?: string): string {
   const all = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
   return name === undefined ? all : `${all}/${seg(name)}`;
 }
+
+/** Where a process asks what it may do (authorization.k8s.io/v1 SelfSubjectAccessReview). */
+export const SELF_SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';

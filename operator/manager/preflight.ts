@@ -1,4 +1,5 @@
 import type { Kube } from '../kube/client.js';
+import { SELF_SUBJECT_ACCESS_REVIEWS_PATH } from '../kube/paths.js';
 import type { Log } from '../observability/logger.js';
 
 /**
@@ -87,26 +88,22 @@ export async function preflight(kube: Kube, input: PreflightInput, log: Log): Pr
   for (const c of checks) {
     let review: AccessReview;
     try {
-      review = await kube.request<AccessReview>(
-        'POST',
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SelfSubjectAccessReview',
-            spec: {
-              resourceAttributes: {
-                verb: c.verb,
-                group: c.group,
-                resource: c.resource,
-                ...(c.namespace ? { namespace: c.namespace } : {}),
-                ...(c.name ? { name: c.name } : {}),
-              },
+      review = await kube.request<AccessReview>('POST', SELF_SUBJECT_ACCESS_REVIEWS_PATH, {
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: {
+            resourceAttributes: {
+              verb: c.verb,
+              group: c.group,
+              resource: c.resource,
+              ...(c.namespace ? { namespace: c.namespace } : {}),
+              ...(c.name ? { name: c.name } : {}),
             },
           },
-          timeoutMs: 10_000,
         },
-      );
+        timeoutMs: 10_000,
+      });
     } catch (e) {
       log('warn', `could not check whether this identity may ${describeCheck(c)}: ${(e as Error).message}`);
       return;

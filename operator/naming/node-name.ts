@@ -10,7 +10,7 @@ import { isIPv4, isIPv6 } from 'node:net';
  *   ending with `-`; 253 characters at most), an IPv4 address or an IPv6 address (without a
  *   zone ID such as `%eth0`: an interface of one host means nothing to another).
  *
- * The OTP library applies the same grammar (clients/beam/src/cluster_topology_name.erl); a test
+ * The OTP library applies the same grammar (clients/cluster_topology/src/cluster_topology_name.erl); a test
  * holds the two to the same verdict and problem. Nothing else passes, so a value from a pod annotation can never carry quoting, shell or
  * Erlang term syntax to the places a node name goes.
  */

@@ -1,4 +1,5 @@
 import { ApiError, type Kube } from '../kube/client.js';
+import { leasesPath } from '../kube/paths.js';
 import { leaseNameFor } from './read.js';
 import { leaseObject, leaseSpec, renewDue, type RenewState, type TopologyRef } from './publish.js';
 
@@ -7,8 +8,6 @@ import { leaseObject, leaseSpec, renewDue, type RenewState, type TopologyRef } f
  * a merge patch of the spec, or a create when the Lease does not exist yet. A failure is logged
  * and retried on the next successful poll; it never touches the topology's status.
  */
-
-const LEASES = (ns: string) => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/leases`;
 
 export interface LivenessWriterOptions {
   holder: string;
@@ -56,7 +55,7 @@ export class LivenessWriter {
   }
 
   private async renew(topology: TopologyRef, at: Date, pollingMs: number): Promise<void> {
-    const path = `${LEASES(topology.namespace)}/${encodeURIComponent(leaseNameFor(topology.name))}`;
+    const path = leasesPath(topology.namespace, leaseNameFor(topology.name));
     const patch = () =>
       this.kube.request('PATCH', path, {
         body: { spec: leaseSpec(this.opts.holder, at, pollingMs) },
@@ -68,7 +67,7 @@ export class LivenessWriter {
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) throw e;
       try {
-        await this.kube.request('POST', LEASES(topology.namespace), {
+        await this.kube.request('POST', leasesPath(topology.namespace), {
           body: leaseObject(topology, this.opts.holder, at, pollingMs),
           ignoreBody: true,
         });

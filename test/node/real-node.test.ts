@@ -158,6 +158,51 @@ describe('the image as built', () => {
   });
 });
 
+describe('the BEAM image as built', () => {
+  it('runs OTP 27 (Debian trixie) with the library compiled by it in /opt/cluster_topology/ebin', async () => {
+    await kubectlOk(s, ['-n', appNs, 'apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'beam-image-check', namespace: appNs },
+        spec: {
+          restartPolicy: 'Never',
+          containers: [
+            {
+              name: 'check',
+              image: 'localhost/ctopo-beam:dev',
+              imagePullPolicy: 'Never',
+              command: [
+                'erl',
+                '-noshell',
+                '-pa',
+                '/opt/cluster_topology/ebin',
+                '-eval',
+                'ok = application:load(cluster_topology), {ok, _} = application:ensure_all_started(cluster_topology), ' +
+                  '{ok, V} = file:read_file(filename:join([code:root_dir(), "releases", erlang:system_info(otp_release), "OTP_VERSION"])), ' +
+                  'io:format("otp ~s~nlibrary ~s~n", [string:trim(V), code:which(cluster_topology)]), halt().',
+              ],
+              securityContext: { runAsUser: 65532, runAsGroup: 65532, allowPrivilegeEscalation: false },
+              env: [{ name: 'HOME', value: '/tmp' }],
+            },
+          ],
+        },
+      }),
+    });
+    await waitFor(
+      'the BEAM check pod to finish',
+      async () => {
+        const p = await json<Pod>(['-n', appNs, 'get', 'pod', 'beam-image-check']);
+        return p.status.phase === 'Succeeded' || p.status.phase === 'Failed' ? p : undefined;
+      },
+      120_000,
+    );
+    const log = await kubectlOk(s, ['-n', appNs, 'logs', 'beam-image-check']);
+    expect(log).toMatch(/^otp 27\./m);
+    expect(log).toContain('library /opt/cluster_topology/ebin/cluster_topology.beam');
+  });
+});
+
 const COOKIE = 'real-node-cookie';
 /** One of the three pods of the StatefulSet that joins through the OTP library. */
 const viaLibrary = (p: Pod) => p.metadata.labels?.['app.kubernetes.io/name'] === 'myname-api';

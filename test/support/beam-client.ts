@@ -1,14 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
+import { kubectlOk } from './cluster.js';
 import type { ErlangTestEnv } from './erlang.js';
-import { compileBeamClient, localNodeArgs } from './erlang.js';
+import { beamCommand, compileBeamClient, localNodeArgs, run } from './erlang.js';
 import { waitFor } from './wait.js';
 
 /**
- * The BEAM client library (clients/beam) on real nodes: compiles it with erlc, and starts
+ * The BEAM client library (clients/cluster_topology) on real nodes: compiles it with erlc, and starts
  * `name@127.0.0.1` nodes that run it under a supervisor through a small probe
  * (test/fixtures/beam-client/ct_probe.erl). The probe reports on stdout, one JSON object a line:
  * `nodes()` samples every second, every nodedown, every event of the client's hook, and the
@@ -19,6 +21,22 @@ import { waitFor } from './wait.js';
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export { beamClientDir as clientDir } from './erlang.js';
 const probeSource = join(repoRoot, 'test', 'fixtures', 'beam-client', 'ct_probe.erl');
+const telemetrySource = join(repoRoot, 'test', 'fixtures', 'beam-client', 'telemetry', 'telemetry.erl');
+
+/**
+ * Compiles the stand-in `telemetry` module (test/fixtures/beam-client/telemetry) into a folder of
+ * its own and returns it: a node started with `-pa <it>` has telemetry, the others do not.
+ */
+export async function buildTelemetryStandIn(ebin: string, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const r = await run('erlc', ['-pa', ebin, '-o', dir, telemetrySource], {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: dir,
+    LANG: 'C',
+  });
+  if (r.code !== 0) throw new Error(`erlc failed: ${r.stdout}${r.stderr}`);
+  return dir;
+}
 
 /** The client's timings shortened for a test (its defaults are seconds to minutes). */
 export const FAST_CLIENT = {
@@ -30,6 +48,45 @@ export const FAST_CLIENT = {
   request_timeout_ms: 5000,
   connect_timeout_ms: 3000,
 };
+
+/** A `status.peers` entry as the operator writes it for a pod `short` at 127.0.0.1. */
+export function listedPeer(short: string) {
+  return {
+    nodeName: `${short}@127.0.0.1`,
+    pod: short,
+    uid: `uid-${short}`,
+    podIP: '127.0.0.1',
+    node: '',
+    hostSource: 'PodIP',
+    nameSource: 'PodName',
+    terminating: false,
+  };
+}
+
+/**
+ * Writes a topology's status as the operator does, listing these pods (a protocol-level test
+ * where no operator runs); `message` goes into `lastResponse`.
+ */
+export async function writeListedStatus(
+  s: ControlPlaneState,
+  ns: string,
+  topology: string,
+  shorts: readonly string[],
+  message = 'OK',
+): Promise<void> {
+  const lastResponse = { code: '200', reason: 'OK', message, since: new Date().toISOString() };
+  await kubectlOk(s, [
+    '-n',
+    ns,
+    'patch',
+    'ctopo',
+    topology,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { peers: shorts.map(listedPeer), lastResponse } }),
+  ]);
+}
 
 /** Compiles the library and the probe into `<dir>/ebin`; returns that directory. */
 export async function buildClient(dir?: string): Promise<string> {
@@ -62,6 +119,10 @@ export interface ClientState {
   status: { seen: boolean; unknown_reason?: string | null };
   last_round: Record<string, unknown> | null;
   nodedowns: number;
+  /** Each reader's retries by cause, and its last retry. */
+  reads: Record<string, { retries: Record<string, number>; last_retry?: Record<string, unknown> }>;
+  hook: 'none' | 'attached' | 'detached';
+  telemetry: boolean;
 }
 
 export interface ProbeOptions {
@@ -104,15 +165,14 @@ export class ProbeNode {
     const cfg = join(erl.root, `probe-${short}-${Date.now()}.json`);
     await writeFile(cfg, JSON.stringify(opts.client));
     const child = spawn(
-      'erl',
-      [
+      ...beamCommand('erl', [
         ...localNodeArgs(name, opts.protoDist),
         '-pa',
         ebin,
         ...(opts.erlArgs ?? []),
         '-eval',
         'ct_probe:start()',
-      ],
+      ]),
       {
         env: {
           ...erl.childEnv(),

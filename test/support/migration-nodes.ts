@@ -13,12 +13,12 @@ import { run } from './erlang.js';
  * has its own IP: `<name>@127.0.0.N`, distribution bound to 127.0.0.N, every node on the same
  * distribution port and no epmd (`-erl_epmd_port`), so several nodes may share a name part
  * (libcluster's `<basename>@<ip>`). Each runs test/fixtures/libcluster/mig_probe.erl with one
- * discovery — the libcluster stand-in or the cluster-topology BEAM client (clients/beam) — and
+ * discovery — the libcluster stand-in or the cluster-topology BEAM client (clients/cluster_topology) — and
  * reports nodes() every second and every nodedown on stdout. Nodes halt when their stdin closes.
  */
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const clientSource = join(repoRoot, 'clients', 'beam', 'src');
+export const clientSource = join(repoRoot, 'clients', 'cluster_topology', 'src');
 const fixtures = join(repoRoot, 'test', 'fixtures', 'libcluster');
 
 /** An Erlang atom in a config term. */

@@ -7,15 +7,18 @@
 #          private store as the Dockerfile's base (node:<version>-bookworm-slim), so the
 #          repository's Dockerfile builds unchanged with --pull=never.
 #   app    localhost/cluster-topology:dev — the repository's Dockerfile, built by buildah.
-#   beam   localhost/ctopo-beam:dev — the base + erlang-base, erlang-ssl and the OTP client
-#          library (clients/beam, in /opt/cluster_topology/ebin): the test pods' BEAM node.
+#   beam   localhost/ctopo-beam:dev — Debian trixie (debootstrap, minbase) with erlang-base,
+#          erlang-ssl (OTP 27) and the OTP client library compiled by the same OTP (in the otp27
+#          root of tools/beam/root.sh) into /opt/cluster_topology/ebin: the test pods' BEAM node.
+#          The sidecar's erl_call (the app image's bookworm OTP 25) reaches it: OTP keeps
+#          distribution compatible two releases either way, 23 to 27 from 25.
 #   pause  localhost/ctopo-pause:dev — tools/pause, containerd's sandbox image.
 #
-#   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=…
+#   tools/node/images.sh [--print-dir]     # builds what is missing; prints IMAGES_DIR=<this run's archives>
 #
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). The Debian archive
-# and the npm registry are reached while building (apt-get and npm ci in the Dockerfile's steps);
-# nothing else. A rebuild happens when an input changes (the Dockerfile, package-lock.json, the
+# (debootstrap's default mirror) and the npm registry are reached while building (debootstrap,
+# apt-get and npm ci in the Dockerfile's steps); nothing else. A rebuild happens when an input changes (the Dockerfile, package-lock.json, the
 # source tree's hash for the app image).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +35,9 @@ store=(--root "$cache/containers/storage" --runroot /run/ctopo-containers --stor
 bh() { buildah "${store[@]}" "$@"; }
 say() { echo "images: $*" >&2; }
 node_version=$("$repo/node_modules/.bin/node" -p process.versions.node)
-base_tag=docker.io/library/node:$node_version-bookworm-slim
+# The Dockerfile's FROM is the short name node:<version>-bookworm-slim; with --pull=never buildah
+# finds it in the local store under localhost/.
+base_tag=localhost/node:$node_version-bookworm-slim
 start=$SECONDS
 
 # The archive name carries a hash of what the image is made of: a changed input rebuilds it.
@@ -43,7 +48,7 @@ build_base() {
   if [[ ! -f $rootfs/.complete ]]; then
     say "debootstrap bookworm (minbase) into $rootfs (first time only; a few minutes)"
     rm -rf "$rootfs"
-    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >&2
+    debootstrap --variant=minbase bookworm "$rootfs" >&2
     touch "$rootfs/.complete"
   fi
   if bh inspect --type image "$base_tag" >/dev/null 2>&1; then say "base $base_tag cached"; return; fi
@@ -76,6 +81,7 @@ save() { # save <image> <archive>
 
 build_pause() {
   local f=$out/pause.tar
+  built[pause]=$f
   [[ -f $f ]] && { say "pause cached"; return; }
   local bin=$cache/pause/pause
   if [[ ! -x $bin ]]; then
@@ -97,6 +103,7 @@ build_app() {
   local key f
   key=$(cd "$repo" && stamp Dockerfile package-lock.json <(git ls-files -s bin operator crds tsconfig.json package.json 2>/dev/null; git diff HEAD -- bin operator crds 2>/dev/null))
   f=$out/cluster-topology-$key.tar
+  built[cluster-topology]=$f
   [[ -f $f ]] && { say "cluster-topology:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/cluster-topology.tar"; return; }
   say "building the repository's Dockerfile with buildah (npm ci inside; a few minutes)"
   # This machine's CA bundle and npm's pointer to it are mounted for the build steps only (a
@@ -111,36 +118,50 @@ build_app() {
 }
 
 build_beam() {
-  # The OTP client library (clients/beam) is compiled here with this machine's erlc and laid into
-  # the image at /opt/cluster_topology/ebin: both are Debian bookworm's OTP 25.
-  local key f ebin
-  key=$(cd "$repo" && stamp tools/node/images.sh clients/beam/src/*) # relative: one key for every clone
+  # OTP 27 from Debian trixie, the library compiled by the same OTP (the otp27 root).
+  local key f ebin rootfs=$cache/debootstrap-trixie-beam
+  key=$(cd "$repo" && stamp tools/node/images.sh clients/cluster_topology/src/*) # relative: one key for every clone
   f=$out/ctopo-beam-$key.tar
+  built[ctopo-beam]=$f
   [[ -f $f ]] && { say "ctopo-beam:dev cached ($key)"; ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"; return; }
-  command -v erlc >/dev/null || { echo "images: erlc is needed for the BEAM image (apt-get install erlang-dev)" >&2; exit 1; }
-  say "beam: base + erlang-base, erlang-ssl and the OTP client library"
-  ebin=$(mktemp -d)
-  erlc +warnings_as_errors -o "$ebin" "$repo"/clients/beam/src/*.erl
-  cp "$repo/clients/beam/src/cluster_topology.app.src" "$ebin/cluster_topology.app"
+  if [[ ! -f $rootfs/.complete ]]; then
+    say "debootstrap trixie (minbase) + erlang-base, erlang-ssl, iproute2 into $rootfs (first time only)"
+    rm -rf --one-file-system "$rootfs"
+    debootstrap --variant=minbase --include=erlang-base,erlang-ssl,iproute2 trixie "$rootfs" >&2
+    touch "$rootfs/.complete"
+  fi
+  say "beam: trixie's OTP $(cat "$rootfs"/usr/lib/erlang/releases/*/OTP_VERSION) and the OTP client library"
+  bash "$repo/tools/beam/root.sh" build otp27 >/dev/null
+  ebin=$(mktemp -d /tmp/ctopo-beam-ebin-XXXXXX)
+  (cd "$repo/clients/cluster_topology" && bash "$repo/tools/beam/root.sh" run otp27 -- erlc +warnings_as_errors -o "$ebin" src/*.erl)
+  cp "$repo/clients/cluster_topology/src/cluster_topology.app.src" "$ebin/cluster_topology.app"
   local c m
-  c=$(bh from --pull=never "$base_tag")
-  bh run --network=host --isolation=chroot "$c" -- sh -c \
-    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends erlang-base erlang-ssl iproute2 >/dev/null && rm -rf /var/lib/apt/lists/*' >&2
+  c=$(bh from scratch)
   m=$(bh mount "$c")
+  cp -a "$rootfs/." "$m/"
+  rm -f "$m/.complete"
+  rm -rf "$m/var/cache/apt/archives/"*.deb "$m/var/lib/apt/lists/"*
   mkdir -p "$m/opt/cluster_topology"
   cp -r "$ebin" "$m/opt/cluster_topology/ebin"
   chmod -R a+rX "$m/opt/cluster_topology"
   bh umount "$c" >/dev/null
   rm -rf "$ebin"
-  bh config --cmd erl "$c"
+  bh config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd erl "$c"
   bh commit --quiet --rm "$c" localhost/ctopo-beam:dev >/dev/null
   save localhost/ctopo-beam:dev "$f"
   ln -sf "$(basename "$f")" "$out/ctopo-beam.tar"
 }
 
+declare -A built
 build_base
 build_pause
 build_beam
 build_app
+# IMAGES_DIR is a folder of this run's own archives: another checkout building into the same
+# cache re-points the shared <name>.tar links to its own images (a branch's BEAM image differs),
+# and the node must import what this checkout built.
+set_dir=$out/sets/$(printf '%s\n' "${built[@]}" | sort | sha256sum | cut -c1-12)
+mkdir -p "$set_dir"
+for name in "${!built[@]}"; do ln -sfn "../../$(basename "${built[$name]}")" "$set_dir/$name.tar"; done
 say "images ready in $((SECONDS - start)) s"
-echo "IMAGES_DIR=$out"
+echo "IMAGES_DIR=$set_dir"

@@ -249,7 +249,7 @@ export async function createErlangConnector(
   quoteNodeAtom(nodeName); // the same character set the peers are held to
   if (nodeName.slice(nodeName.indexOf('@') + 1).includes(':'))
     throw new ErlangConfigError(
-      `the local node ${nodeName} is named by an IPv6 address, which erl_call cannot reach (it looks hosts up over IPv4 only and fails with "can't ei_gethostbyname"); run the OTP library (clients/beam) inside the node instead of this connector`,
+      `the local node ${nodeName} is named by an IPv6 address, which erl_call cannot reach (it looks hosts up over IPv4 only and fails with "can't ei_gethostbyname"); run the OTP library (clients/cluster_topology) inside the node instead of this connector`,
     );
 
   let distribution = config.distribution;

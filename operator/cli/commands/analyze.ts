@@ -7,7 +7,8 @@ import {
   stringFlag,
   type OutputFormat,
 } from '../args.js';
-import { ClusterReadError, connectCluster, getLiveness, getTopology } from '../cluster-access.js';
+import { ClusterReadError, connectCluster, getTopology } from '../cluster-access.js';
+import { getLease } from '../../protocol/get.js';
 import { InputReadError, readInput } from '../read-input.js';
 import { analysisFromStatus } from '../status-analysis.js';
 import { statusCaveats } from '../status-caveats.js';
@@ -182,7 +183,7 @@ async function analyzeLive(
     // Caveats go to stderr, so -o json stays exactly the status.
     const caveats = statusCaveats({
       status,
-      lease: await getLiveness(kube, namespace, name),
+      lease: await getLease(kube, namespace, name),
       now: new Date(),
       ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
     });

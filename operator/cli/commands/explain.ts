@@ -1,13 +1,6 @@
 import type { Command } from '../command.js';
 import { clusterOptions, positionalsExactly } from '../args.js';
-import {
-  ClusterReadError,
-  connectCluster,
-  describeFailure,
-  getLiveness,
-  getTopology,
-  podPath,
-} from '../cluster-access.js';
+import { ClusterReadError, connectCluster, describeFailure, getTopology } from '../cluster-access.js';
 import {
   explain,
   standingOf,
@@ -17,6 +10,8 @@ import {
 } from '../explain-report.js';
 import { splitSelector } from '../../api/label-selector.js';
 import { ApiError, type Kube } from '../../kube/client.js';
+import { podsPath } from '../../kube/paths.js';
+import { getLease } from '../../protocol/get.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../naming/index.js';
 import { sanitizeCell } from '../../naming/quote.js';
 
@@ -80,7 +75,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
           ...(spec?.naming?.hostFallback !== undefined ? { hostFallback: spec.naming.hostFallback } : {}),
           ...(spec?.naming?.clusterDomain !== undefined ? { clusterDomain: spec.naming.clusterDomain } : {}),
         },
-        lease: await getLiveness(kube, namespace, name),
+        lease: await getLease(kube, namespace, name),
         ...(metadata.generation !== undefined ? { generation: metadata.generation } : {}),
         ...(status !== undefined ? { status } : {}),
       };
@@ -117,7 +112,7 @@ interface PodObject {
 
 async function readPod(kube: Kube, namespace: string, pod: string): Promise<PodRead> {
   try {
-    const p = await kube.request<PodObject>('GET', podPath(namespace, pod));
+    const p = await kube.request<PodObject>('GET', podsPath(namespace, pod));
     return { kind: 'found', labels: p.metadata?.labels ?? {}, annotations: p.metadata?.annotations ?? {} };
   } catch (e) {
     if (e instanceof ApiError && e.code === 404) return { kind: 'missing' };
@@ -133,7 +128,7 @@ async function lookUpPod(kube: Kube, t: TopologyFacts, pod: string): Promise<Pod
 
 /** Does the server list the pod under `selector`? (fieldSelector narrows the list to that pod.) */
 async function selects(kube: Kube, namespace: string, selector: string, pod: string): Promise<boolean> {
-  const list = await kube.request<{ items?: unknown[] }>('GET', podPath(namespace), {
+  const list = await kube.request<{ items?: unknown[] }>('GET', podsPath(namespace), {
     query: { labelSelector: selector, fieldSelector: `metadata.name=${pod}`, limit: 1 },
   });
   return (list.items ?? []).length > 0;

@@ -42,7 +42,7 @@ describe('npm run demo (the README’s first command)', () => {
     const p = demo();
     expect(await p.wait()).toBe(0);
     const out = p.output;
-    expect(out).toContain('each running the OTP client library (clients/beam), no sidecar');
+    expect(out).toContain('each running the OTP client library (clients/cluster_topology), no sidecar');
     expect(out).not.toMatch(/with an agent/);
     expect(out).toContain('as expected: losing site A (2 of 3 voters) → Breaks');
     expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');

@@ -180,7 +180,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
   it(
     'libcluster names <basename>@<ip>: three nodes move to the BEAM client with the same names, and back',
     async () => {
-      if (!world.client) throw new Error('the BEAM client (clients/beam) is not in this tree');
+      if (!world.client) throw new Error('the BEAM client (clients/cluster_topology) is not in this tree');
       const label = 'mig-a';
       const selector = `app=${label}`;
       // 1. The cluster as it runs today: three pods, each node dialling the others as libcluster does.
@@ -255,7 +255,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
   it(
     "NETZlive's fork names <pod>@<ip>: three nodes move with the default naming, and back",
     async () => {
-      if (!world.client) throw new Error('the BEAM client (clients/beam) is not in this tree');
+      if (!world.client) throw new Error('the BEAM client (clients/cluster_topology) is not in this tree');
       const label = 'mig-b';
       const selector = `app=${label}`;
       let members: { node: MigrationNode; pod: string }[] = [];
@@ -313,7 +313,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
   it(
     'a single replica named <pod>@<EXTERNAL_DNS>: the BEAM client publishes and keeps the same name',
     async () => {
-      if (!world.client) throw new Error('the BEAM client (clients/beam) is not in this tree');
+      if (!world.client) throw new Error('the BEAM client (clients/cluster_topology) is not in this tree');
       const label = 'mig-c';
       const ip = '127.0.0.61';
       const dns = 'web.mig.test';

@@ -1,13 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  agentInputFrom,
+  agentInputFrom as inputOf,
   checkSelf,
   pollingMsOf,
   selfEntry,
-  type TopologyView,
 } from '../../../operator/agent/observe.js';
 import { decideAgentAction } from '../../../operator/agent/round.js';
-import { leaseDurationSeconds as leaseDurationSecondsFor } from '../../../operator/protocol/read.js';
+import {
+  leaseDurationSeconds as leaseDurationSecondsFor,
+  readTopology,
+  type LeaseRead,
+  type ObjectRead,
+  type TopologyObject,
+} from '../../../operator/protocol/read.js';
 
 const now = new Date('2026-12-02T12:00:00Z');
 const peer = (pod: string, nodeName: string) => ({
@@ -20,9 +25,12 @@ const peer = (pod: string, nodeName: string) => ({
   nameSource: 'PodName' as const,
   terminating: false,
 });
-const topo = (status: TopologyView['status'], pollingInterval = '10s'): TopologyView => ({
+/** What the agent makes of a read of the object and the Lease at `now`. */
+const agentInputFrom = (read: ObjectRead, at: Date, ownPod?: string, lease: LeaseRead = { kind: 'unread' }) =>
+  inputOf(readTopology(read, lease, at), ownPod);
+const topo = (status: TopologyObject['status'], pollingInterval = '10s'): TopologyObject => ({
   metadata: { name: 'web', namespace: 'ns' },
-  spec: { pollingInterval },
+  spec: { selector: 'app=web', pollingInterval },
   status,
 });
 const fresh = (peers: ReturnType<typeof peer>[], agoMs = 1000) => ({

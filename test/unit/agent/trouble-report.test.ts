@@ -1,10 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
-import { TroubleReport } from '../../../operator/agent/trouble-report.js';
+import { reportTrouble, type Trouble, type TroubleLog } from '../../../operator/agent/trouble-report.js';
+
+/** Checks in a row on one clock, as the agent makes them. */
+function reporter(now: () => number, remindMs: number) {
+  let log: TroubleLog | undefined;
+  return {
+    update(trouble: Trouble | undefined) {
+      const r = reportTrouble(log, trouble, now(), remindMs);
+      log = r.log;
+      return r.line;
+    },
+  };
+}
 
 describe('trouble is logged once per change, then reminded periodically', () => {
   it('on a fake clock', () => {
     let t = 0;
-    const r = new TroubleReport(() => t, 300_000);
+    const r = reporter(() => t, 300_000);
     const down = { cause: 'ApiUnreachable', message: 'keeping the current connections: no answer' };
     expect(r.update(undefined)).toBeUndefined();
     expect(r.update(down)).toMatchObject({

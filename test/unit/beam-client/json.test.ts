@@ -151,6 +151,14 @@ describe('the BEAM client’s JSON decoder (seed ' + String(seed) + ')', () => {
     expect(refused).toBeGreaterThan(100);
   });
 
+  it('keeps the sign of a negative zero, underflowed or written out, as OTP 27+ json does', async () => {
+    // decodeInErlang checks both decoders give the same term; OTP 27 and later tell 0.0 from -0.0
+    // there, so a decoder that drops the sign fails in those cells (a mutated text found it).
+    const texts = ['-0.0', '-1e-500', '-1.5e-400', '[-0.0e3]'];
+    const answers = await decodeInErlang(texts);
+    expect(answers.map((a) => a.raw)).toEqual(['ok -0.0', 'ok -0.0', 'ok -0.0', 'ok [-0.0]']);
+  });
+
   it('refuses lone surrogates (JSON.stringify escapes them; they are no UTF-8) and invalid UTF-8', async () => {
     const texts = [JSON.stringify('a\ud800b'), JSON.stringify({ k: '\udfff' }), '"\\ud83d\\u0041"'];
     const answers = await decodeInErlang(texts);

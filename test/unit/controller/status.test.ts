@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { peerListOf } from '../../../operator/protocol/read.js';
+import { statusMeaning } from '../../../operator/protocol/read.js';
 import { validateSpec, type ResolvedSpec } from '../../../operator/api/validate.js';
 import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
 import { computeStatus, type StatusInput } from '../../../operator/controller/status.js';
@@ -104,7 +104,7 @@ describe("computeStatus: the seed's error table", () => {
     const s = computeStatus(base({ previous: undefined, poll: fail(403) }));
     // The status protocol's "unknown" (no peers array), which readers never take for an empty list.
     expect(s.peers).toBeUndefined();
-    expect(peerListOf(s)).toEqual({ kind: 'unknown' });
+    expect(statusMeaning(s).kind).toBe('unknown');
     expect(s.peerCount).toBe(0);
     expect(s.lastPollTime).toBeUndefined();
     expect(cond(s, 'Degraded')!.message).toMatch(/No list of pods has succeeded yet/);
@@ -196,7 +196,7 @@ describe('computeStatus: refusals and the first list', () => {
     expect(s.lastPollTime).toBeUndefined();
     // ...and readers take it for unknown, not for an empty list: no lastResponse.
     expect(s.lastResponse).toBeUndefined();
-    expect(peerListOf(s)).toEqual({ kind: 'unknown' });
+    expect(statusMeaning(s).kind).toBe('unknown');
   });
   it('before the first list it keeps the previous status as it is (a restart does not flap it)', () => {
     expect(computeStatus(base({ previous: ok, poll: undefined, now: t(50) }))).toBe(ok);
@@ -382,8 +382,8 @@ describe('computeStatus: a large topology lists each peer with the fields reader
     for (const p of above.peers!)
       expect(Object.keys(p).sort()).toEqual(['nodeName', 'pod', 'ready', 'serving', 'terminating', 'uid']);
     // What a reader makes of it is the same list.
-    const list = peerListOf(above);
-    expect(list.kind === 'list' && list.peers.map((p) => p.nodeName)).toEqual(
+    const meaning = statusMeaning(above);
+    expect(meaning.kind === 'current' && meaning.peers.map((p) => p.nodeName)).toEqual(
       computeStatus(base({ pods: many(1001), lightPeersAbove: Infinity })).peers!.map((p) => p.nodeName),
     );
   });

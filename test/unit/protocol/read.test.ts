@@ -3,9 +3,10 @@ import {
   leaseDurationSeconds,
   leaseNameFor,
   livenessOf,
-  peerListOf,
+  statusMeaning,
   readTopology,
   type LeaseRead,
+  type Reading,
 } from '../../../operator/protocol/read.js';
 import { leaseObject, renewDue, shouldWrite } from '../../../operator/protocol/publish.js';
 
@@ -38,10 +39,15 @@ const topo = (status: object | undefined) => ({
 
 describe('the status protocol: what a reader reads', () => {
   it('an unknown list (no lastResponse, or no peers array) versus an empty one', () => {
-    expect(peerListOf(undefined)).toEqual({ kind: 'unknown' });
-    expect(peerListOf({ peers: [] })).toEqual({ kind: 'unknown' });
-    expect(peerListOf({ lastResponse: ok })).toEqual({ kind: 'unknown' });
-    expect(peerListOf({ lastResponse: ok, peers: [] })).toEqual({ kind: 'list', peers: [] });
+    expect(statusMeaning(undefined).kind).toBe('unknown');
+    expect(statusMeaning({ peers: [] }).kind).toBe('unknown');
+    expect(statusMeaning({ lastResponse: ok }).kind).toBe('unknown');
+    expect(statusMeaning({ lastResponse: ok, peers: [] })).toEqual({
+      kind: 'current',
+      peers: [],
+      names: [],
+      invalid: [],
+    });
   });
 
   it('the one staleness rule: live iff now ≤ renewTime + leaseDurationSeconds', () => {
@@ -62,23 +68,23 @@ describe('the status protocol: what a reader reads', () => {
 
   it('acts on a current list, keeps on a stale Lease, and never keeps because liveness is unknown', () => {
     const status = { lastResponse: ok, peers: [peer('a'), peer('b')] };
-    expect(readTopology(topo(status), lease(10), now).peers).toHaveLength(2);
-    expect(readTopology(topo(status), { kind: 'missing' }, now).peers).toHaveLength(2);
+    const names = (r: Reading) => (r.act ? r.list.names : undefined);
+    const trouble = (r: Reading) => (r.act ? undefined : r.trouble);
+    expect(names(readTopology(topo(status), lease(10), now))).toEqual(['a@h', 'b@h']);
+    expect(names(readTopology(topo(status), { kind: 'missing' }, now))).toEqual(['a@h', 'b@h']);
     const stale = readTopology(topo(status), lease(500), now);
-    expect(stale.peers).toBeUndefined();
-    expect(stale.trouble?.cause).toBe('StatusStale');
-    expect(stale.liveness.state).toBe('stale');
-    expect(readTopology(topo({ lastResponse: ok, peers: [] }), lease(10), now).peers).toEqual([]);
-    expect(readTopology(topo({ peers: [peer('a')] }), lease(10), now).trouble?.cause).toBe('NoStatusYet');
-    expect(readTopology({ kind: 'read', object: undefined }, lease(10), now).trouble?.cause).toBe(
-      'ObjectGone',
-    );
+    expect(stale).toMatchObject({ act: false, trouble: 'StatusStale', liveness: { state: 'stale' } });
+    expect(names(readTopology(topo({ lastResponse: ok, peers: [] }), lease(10), now))).toEqual([]);
+    expect(trouble(readTopology(topo({ peers: [peer('a')] }), lease(10), now))).toBe('NoStatusYet');
+    expect(trouble(readTopology({ kind: 'read', object: undefined }, lease(10), now))).toBe('ObjectGone');
     expect(
-      readTopology(
-        { kind: 'failed', failure: { code: 403, reason: 'Forbidden', message: 'no' } },
-        lease(10),
-        now,
-      ).trouble?.cause,
+      trouble(
+        readTopology(
+          { kind: 'failed', failure: { code: 403, reason: 'Forbidden', message: 'no' } },
+          lease(10),
+          now,
+        ),
+      ),
     ).toBe('Forbidden');
   });
 });
