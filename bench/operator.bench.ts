@@ -22,10 +22,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
-import { formatFigure, type Figure } from './figure.js';
+import type { Figure } from './figure.js';
 import { startBenchCluster, CT_GROUP_PATH, type BenchCluster } from './bench-cluster.js';
-import { onCleanup, runCleanups } from './cleanup.js';
+import { onCleanup, runIfScript } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { ipFor, podName, BENCH_SELECTOR } from './pods.js';
 import { PodPollers } from './pod-pollers.js';
@@ -962,12 +961,4 @@ export default async function run(): Promise<Figure[]> {
   return (await runDetailed()).figures;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    const { figures, sections } = await runDetailed();
-    for (const figure of figures) console.log(formatFigure(figure));
-    for (const s of sections) console.log(`\n## ${s.title}\n\n${s.markdown}`);
-  } finally {
-    await runCleanups();
-  }
-}
+await runIfScript(import.meta.url, runDetailed);
