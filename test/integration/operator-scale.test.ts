@@ -3,6 +3,11 @@ import { performance } from 'node:perf_hooks';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
 import { WRITE_WINDOW_MS } from '../../operator/controller/controller.js';
+import { StatusApplier } from '../../operator/controller/apply.js';
+import type { StatusWrite } from '../../operator/controller/plan.js';
+import { statusPatchOps } from '../../operator/controller/status-patch.js';
+import { EventRecorder } from '../../operator/kube/event-recorder.js';
+import { operatorMetrics } from '../../operator/observability/operator-metrics.js';
 import { connect, type Kube, type WatchHandle } from '../../operator/kube/client.js';
 import { kubectlOk, kubeconfigForToken } from '../support/cluster.js';
 import {
@@ -295,5 +300,65 @@ describe('a status write when the object moved since the last write', () => {
     expect(await op.metricSum('ctopo_api_responses_total', { verb: 'PATCH', code: '409' })).toBeGreaterThan(
       conflicts,
     );
+  });
+});
+
+describe('the status applier on the real API server: a JSON Patch carries the resourceVersion it was computed at', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  const peer = (pod: string, ip: string) => ({
+    nodeName: `${pod}@${ip}`,
+    pod,
+    uid: `uid-${pod}`,
+    terminating: false,
+    ready: true,
+    serving: true,
+  });
+  const write = (before: ClusterTopologyStatus | undefined, after: ClusterTopologyStatus): StatusWrite => ({
+    status: after,
+    patch: after,
+    ...(before ? { ops: statusPatchOps(before, after)! } : {}),
+    events: [],
+    gauges: { peers: after.peerCount ?? 0, excluded: 0 },
+  });
+
+  beforeAll(async () => {
+    ({ s, ns } = await operatorNamespace('applier'));
+  });
+
+  /** Writes two statuses, the object labelled in between or not; the PATCH answers' codes. */
+  async function twoWrites(name: string, moveBetween: boolean) {
+    const codes: string[] = [];
+    const kube = connect({
+      kubeconfig: s.kubeconfig,
+      observe: (r) => r.method === 'PATCH' && codes.push(String(r.code)),
+    });
+    const applier = new StatusApplier(
+      kube,
+      new EventRecorder(kube, 'test', () => {}, 0),
+      operatorMetrics(),
+      () => {},
+    );
+    await applyTopology(s, ns, name, { selector: 'app=none', pollingInterval: '10m' });
+    const ref = { namespace: ns, name };
+    const first: ClusterTopologyStatus = { peerCount: 1, peers: [peer('a', '10.45.0.1')] };
+    const second: ClusterTopologyStatus = {
+      peerCount: 2,
+      peers: [peer('a', '10.45.0.1'), peer('b', '10.45.0.2')],
+    };
+    const rv = await applier.apply(ref, write(undefined, first));
+    expect(rv).toBeTruthy();
+    if (moveBetween) await kubectlOk(s, ['-n', ns, 'label', 'ctopo', name, 'team=red']);
+    expect(await applier.apply(ref, write(first, second), rv)).toBeTruthy();
+    expect((await topologyStatus(s, ns, name))?.peers).toEqual(second.peers);
+    return codes;
+  }
+
+  it('is taken when the object has not moved since', async () => {
+    expect(await twoWrites('still', false)).toEqual(['200', '200']);
+  });
+
+  it('is refused (409) when the object moved since, and the merge patch lands instead', async () => {
+    expect(await twoWrites('moved', true)).toEqual(['200', '409', '200']);
   });
 });
