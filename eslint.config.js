@@ -13,11 +13,13 @@ export const LAYERS = {
   'operator/config': ['operator/api'], // process configuration
   'operator/kube': ['operator/api', 'operator/observability'], // the Kubernetes runtime
   'operator/protocol': ['operator/api', 'operator/naming', 'operator/kube'], // the status protocol
+  'operator/mesh': ['operator/api', 'operator/protocol'], // the mesh from the members' reports
   'operator/controller': [
     'operator/api',
     'operator/naming',
     'operator/failure-domains',
     'operator/protocol',
+    'operator/mesh',
     'operator/kube',
     'operator/observability',
   ],
@@ -42,6 +44,7 @@ export const LAYERS = {
     'operator/failure-domains',
     'operator/config',
     'operator/protocol',
+    'operator/mesh',
     'operator/kube',
     'operator/agent',
     'operator/manager',
@@ -59,7 +62,8 @@ export const PURE = {
     'operator/api': [],
     'operator/naming': [],
     'operator/failure-domains': [],
-    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'subscription.ts'],
+    'operator/protocol': ['get.ts', 'liveness-writer.ts', 'member-report-writer.ts', 'subscription.ts'],
+    'operator/mesh': [],
     'operator/controller': [
       'controller.ts',
       'apply.ts',
@@ -69,6 +73,7 @@ export const PURE = {
       'shared-pod-sources.ts',
       'selector-pod-sources.ts',
       'namespace-pods.ts',
+      'member-reports.ts',
     ],
     'operator/kube': [
       'client.ts',

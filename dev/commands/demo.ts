@@ -7,7 +7,7 @@ export const demoCommand: Command = {
   help: `Usage: npm run demo -- [--sidecar | --connector erlang|file] [--keep] [--state DIR]
 
 Starts a local control plane (building kube-apiserver and etcd first if they are not cached),
-installs the ClusterTopology CRD, creates Nodes over two sites (three voters placed 2 + 1 over
+installs the CRDs, creates Nodes over two sites (three voters placed 2 + 1 over
 sites A and B; site A's two nodes on one hypervisor), pods for the two usual naming set-ups (one
 replica named by a stable DNS name, several named by pod IP) plus one pod of each
 kind of trouble (no IP yet, a broken JSONPath, a shared DNS name), and a ClusterTopology; runs

@@ -16,7 +16,7 @@ export const devClusterCommand: Command = {
   up      builds kube-apiserver, etcd and kubectl from Go modules if they are not cached
           (~/.cache/cluster-topology; or takes them from $KUBEBUILDER_ASSETS), starts them on free
           loopback ports with their own certificates and RBAC, waits until /readyz answers,
-          installs the ClusterTopology CRD, and writes DIR/kubeconfig (admin) and DIR/kubectl
+          installs the project's CRDs, and writes DIR/kubeconfig (admin) and DIR/kubectl
           (kubectl already pointed at it). \`up\` on a stopped DIR starts the same cluster again:
           same CA, same ports (when free) and the same etcd data, so running operators and
           agents reconnect as after any API outage.

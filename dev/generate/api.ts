@@ -12,9 +12,16 @@ import {
   type JSONSchema,
 } from '../../operator/api/schema.js';
 import { toOpenApi } from '../../operator/api/openapi.js';
+import {
+  MEMBER_KIND,
+  MEMBER_PLURAL,
+  MEMBER_SHORT_NAMES,
+  memberPrinterColumns,
+  memberSchema,
+} from '../../operator/api/member-schema.js';
 
 /**
- * Generates, from `operator/api/schema.ts`, the CRD YAML and the TypeScript types. `npm run generate`
+ * Generates, from `operator/api/schema.ts` and `member-schema.ts`, the CRDs and the TypeScript types. `npm run generate`
  * writes them; the unit test `api/generated.test` fails when the checked-in copies drift.
  */
 
@@ -22,22 +29,43 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '.
 export const CRD_PATH = join(repoRoot, 'crds', `${PLURAL}.${GROUP}.yaml`);
 /** The Helm chart carries the same CRD (helm installs a chart's crds/ first). */
 export const CHART_CRD_PATH = join(repoRoot, 'charts', 'cluster-topology', 'crds', `${PLURAL}.${GROUP}.yaml`);
+export const MEMBER_CRD_PATH = join(repoRoot, 'crds', `${MEMBER_PLURAL}.${GROUP}.yaml`);
+export const CHART_MEMBER_CRD_PATH = join(
+  repoRoot,
+  'charts',
+  'cluster-topology',
+  'crds',
+  `${MEMBER_PLURAL}.${GROUP}.yaml`,
+);
+/** Every CRD the project defines, in the order they are applied. */
+export const CRD_PATHS = [CRD_PATH, MEMBER_CRD_PATH];
 export const TYPES_PATH = join(repoRoot, 'operator', 'api', 'types.generated.ts');
 
-export function crdObject(): Record<string, unknown> {
+interface CrdDefinition {
+  kind: string;
+  plural: string;
+  shortNames: string[];
+  categories?: string[];
+  /** A status subresource: status written only through /status. */
+  statusSubresource: boolean;
+  printerColumns: Record<string, unknown>[];
+  schema: JSONSchema;
+}
+
+function crdOf(d: CrdDefinition): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${PLURAL}.${GROUP}` },
+    metadata: { name: `${d.plural}.${GROUP}` },
     spec: {
       group: GROUP,
       names: {
-        kind: KIND,
-        listKind: `${KIND}List`,
-        plural: PLURAL,
-        singular: KIND.toLowerCase(),
-        shortNames: ['ctopo', 'ct'],
-        categories: ['all'],
+        kind: d.kind,
+        listKind: `${d.kind}List`,
+        plural: d.plural,
+        singular: d.kind.toLowerCase(),
+        shortNames: d.shortNames,
+        ...(d.categories ? { categories: d.categories } : {}),
       },
       scope: 'Namespaced',
       versions: [
@@ -45,20 +73,49 @@ export function crdObject(): Record<string, unknown> {
           name: VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: printerColumns,
-          schema: { openAPIV3Schema: toOpenApi(clusterTopologySchema) },
+          ...(d.statusSubresource ? { subresources: { status: {} } } : {}),
+          additionalPrinterColumns: d.printerColumns,
+          schema: { openAPIV3Schema: toOpenApi(d.schema) },
         },
       ],
     },
   };
 }
 
+export function crdObject(): Record<string, unknown> {
+  return crdOf({
+    kind: KIND,
+    plural: PLURAL,
+    shortNames: ['ctopo', 'ct'],
+    categories: ['all'],
+    statusSubresource: true,
+    printerColumns,
+    schema: clusterTopologySchema,
+  });
+}
+
+/** Member reports: no status subresource, so one request writes a whole report (member-schema.ts). */
+export function memberCrdObject(): Record<string, unknown> {
+  return crdOf({
+    kind: MEMBER_KIND,
+    plural: MEMBER_PLURAL,
+    shortNames: MEMBER_SHORT_NAMES,
+    statusSubresource: false,
+    printerColumns: memberPrinterColumns,
+    schema: memberSchema,
+  });
+}
+
+const render = (crd: Record<string, unknown>, source: string): string =>
+  `# Generated from operator/api/${source} by \`npm run generate\`. Do not edit.\n` +
+  stringify(crd, { lineWidth: 0, version: '1.1' });
+
 export function renderCrd(): string {
-  return (
-    '# Generated from operator/api/schema.ts by `npm run generate`. Do not edit.\n' +
-    stringify(crdObject(), { lineWidth: 0, version: '1.1' })
-  );
+  return render(crdObject(), 'schema.ts');
+}
+
+export function renderMemberCrd(): string {
+  return render(memberCrdObject(), 'member-schema.ts');
 }
 
 function tsType(s: JSONSchema, named: Map<string, string>, indent: string): string {
@@ -101,11 +158,13 @@ export function renderTypes(): string {
   const named = new Map<string, string>();
   tsType(clusterTopologySchema.properties!.spec!, named, '');
   tsType(clusterTopologySchema.properties!.status!, named, '');
+  tsType(memberSchema.properties!.spec!, named, '');
+  tsType(memberSchema.properties!.status!, named, '');
   const decls = [...named.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, body]) => `export interface ${name} ${body}`);
   return [
-    '// Generated from operator/api/schema.ts by `npm run generate`. Do not edit.',
+    '// Generated from operator/api/schema.ts and member-schema.ts by `npm run generate`. Do not edit.',
     '',
     decls.join('\n\n'),
     '',
@@ -123,6 +182,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const changed = [
     (await writeIfChanged(CRD_PATH, renderCrd())) && CRD_PATH,
     (await writeIfChanged(CHART_CRD_PATH, renderCrd())) && CHART_CRD_PATH,
+    (await writeIfChanged(MEMBER_CRD_PATH, renderMemberCrd())) && MEMBER_CRD_PATH,
+    (await writeIfChanged(CHART_MEMBER_CRD_PATH, renderMemberCrd())) && CHART_MEMBER_CRD_PATH,
     (await writeIfChanged(TYPES_PATH, renderTypes())) && TYPES_PATH,
   ].filter(Boolean);
   console.log(changed.length ? `wrote ${changed.join(', ')}` : 'generated files are up to date');

@@ -48,6 +48,14 @@ export const EXCLUSION_REASONS = [
   'PodNotReady',
 ] as const;
 
+/**
+ * Why a member is not connected to a listed peer, in its report (ClusterTopologyMember) and in
+ * the mesh's broken links. The names are API (docs/status-protocol.md §8).
+ */
+export const LINK_REASONS = ['Refused', 'Timeout', 'NodeDown', 'NotTried', 'Invalid'] as const;
+/** Lists in the mesh aggregate and in a member report hold at most this many entries, then a count. */
+export const MESH_LIST_CAP = 20;
+
 // A Go duration as Kubernetes writes them (`10s`, `1m30s`, `500ms`).
 const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$';
 // A label key / annotation key: optional DNS-subdomain prefix, then a name of at most 63 characters.
@@ -79,12 +87,12 @@ export type JSONSchema = {
   'x-ts-type'?: string;
 };
 
-const str = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
+export const str = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
   type: 'string',
   description,
   ...extra,
 });
-const int = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
+export const int = (description: string, extra: Partial<JSONSchema> = {}): JSONSchema => ({
   type: 'integer',
   description,
   ...extra,
@@ -272,7 +280,7 @@ const condition: JSONSchema = {
   description: 'A condition in the Kubernetes convention.',
   required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'],
   properties: {
-    type: str('Ready, Degraded, QuorumAtRisk or ReadinessDeadlockRisk.', { maxLength: 316 }),
+    type: str('Ready, Degraded, QuorumAtRisk, ReadinessDeadlockRisk or Meshed.', { maxLength: 316 }),
     status: str('True, False or Unknown.', { enum: ['True', 'False', 'Unknown'] }),
     observedGeneration: int('The .metadata.generation this condition was computed from.', { minimum: 0 }),
     lastTransitionTime: str('When status last changed.', { format: 'date-time' }),
@@ -524,6 +532,129 @@ const failureDomainsStatus: JSONSchema = {
   },
 };
 
+/** Why a listed member's view is not part of the mesh aggregate (docs/status-protocol.md §8). */
+export const UNREPORTED_REASONS = ['NoReport', 'OtherList', 'NotObserved'] as const;
+
+const omitted = (what: string): JSONSchema =>
+  int(`${what} left out of the list (it holds at most ${MESH_LIST_CAP}).`);
+const podList = (description: string): JSONSchema => ({
+  type: 'array',
+  description: `${description} (at most ${MESH_LIST_CAP}).`,
+  items: str('Pod name.'),
+});
+
+const meshStatus: JSONSchema = {
+  type: 'object',
+  'x-ts-type': 'MeshStatus',
+  description:
+    "What formed, from the members' own reports (ClusterTopologyMember objects): who reports, who is connected to whom, the groups, the broken links. Readers ignore it; the operator writes it only when it changes, at most once per 15 s.",
+  required: ['members', 'reporting', 'fullyConnected', 'largestGroup', 'summary'],
+  properties: {
+    members: int('Listed members (status.peers).'),
+    reporting: int(
+      'Listed members whose report is current: not stale, of the current peer list, and observed by the member itself.',
+    ),
+    fullyConnected: int('Members whose current report says they are connected to every other listed member.'),
+    largestGroup: int(
+      'Members in the largest group connected to each other: a connected component of the links confirmed by the reports of both ends.',
+    ),
+    summary: str(
+      'largestGroup/members, the MESH column: 3/3 whole, 2/3 one member cut off (a wrong cookie), 2/4 a split into 2 + 2; ?/N while no member reports.',
+    ),
+    groups: {
+      type: 'array',
+      description: `When the reporting members fall into more than one group: the groups, largest first (at most ${MESH_LIST_CAP}).`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'MeshGroup',
+        required: ['size', 'members'],
+        properties: {
+          size: int('Members in the group.'),
+          members: podList('Its members, sorted'),
+          membersOmitted: omitted('Members'),
+        },
+      },
+    },
+    groupsOmitted: omitted('Groups'),
+    brokenLinks: {
+      type: 'array',
+      description: `Links a current report says are not connected, sorted by from and to (at most ${MESH_LIST_CAP}).`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'BrokenLink',
+        required: ['from', 'to', 'reason'],
+        properties: {
+          from: str('The member (pod) that reports it.'),
+          to: str('The member (pod) it is not connected to.'),
+          reason: str("The reporting member's last reason.", { enum: LINK_REASONS }),
+        },
+      },
+    },
+    brokenLinksOmitted: omitted('Broken links'),
+    selfCheckFailures: {
+      type: 'array',
+      description: `Members that run under another name than the one listed for their pod (at most ${MESH_LIST_CAP}).`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'SelfCheckFailure',
+        required: ['pod', 'expected', 'actual'],
+        properties: {
+          pod: str('The member (pod).'),
+          expected: str('The name listed for it (status.peers[].nodeName).'),
+          actual: str('The name its node runs as, by its report.'),
+        },
+      },
+    },
+    selfCheckFailuresOmitted: omitted('Self-check failures'),
+    inTrouble: {
+      type: 'array',
+      description: `Members whose current report names a trouble (at most ${MESH_LIST_CAP}).`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'MemberTrouble',
+        required: ['pod', 'cause', 'since'],
+        properties: {
+          pod: str('The member (pod).'),
+          cause: str('Its trouble (NoStatusYet, Forbidden, ApiUnreachable, ObjectGone, StatusStale, …).'),
+          since: str('Since when.', { format: 'date-time' }),
+        },
+      },
+    },
+    inTroubleOmitted: omitted('Members in trouble'),
+    stale: {
+      type: 'array',
+      description: `Members whose last report is older than the renewal limit (at most ${MESH_LIST_CAP}): silent, frozen or gone.`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'StaleReport',
+        required: ['pod', 'reportedAt'],
+        properties: {
+          pod: str('The member (pod).'),
+          reportedAt: str('When it last reported.', { format: 'date-time' }),
+        },
+      },
+    },
+    staleOmitted: omitted('Stale reports'),
+    unreported: {
+      type: 'array',
+      description: `Members without a current view, other than stale ones (at most ${MESH_LIST_CAP}).`,
+      items: {
+        type: 'object',
+        'x-ts-type': 'UnreportedMember',
+        required: ['pod', 'reason'],
+        properties: {
+          pod: str('The member (pod).'),
+          reason: str(
+            'NoReport: none for this pod; OtherList: its report reflects another peer list (it has not caught up yet); NotObserved: its connector cannot see connections (exec, file).',
+            { enum: UNREPORTED_REASONS },
+          ),
+        },
+      },
+    },
+    unreportedOmitted: omitted('Members without a current view'),
+  },
+};
+
 export const statusSchema: JSONSchema = {
   type: 'object',
   'x-ts-type': 'ClusterTopologyStatus',
@@ -573,12 +704,13 @@ export const statusSchema: JSONSchema = {
     conditions: {
       type: 'array',
       description:
-        'Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority).',
+        'Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why), QuorumAtRisk (a single failure-domain loss would cost the voters their majority) and Meshed (every listed member reports a current view connected to every other; False names the first mismatch, split or broken link; Unknown while reports are missing).',
       items: condition,
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['type'],
     },
     failureDomains: failureDomainsStatus,
+    mesh: meshStatus,
   },
 };
 
@@ -614,6 +746,13 @@ export const printerColumns = [
     jsonPath: '.status.failureDomains.verdict',
     description: 'Failure-domain verdict',
   },
+  {
+    name: 'Mesh',
+    type: 'string',
+    jsonPath: '.status.mesh.summary',
+    description:
+      "Members in the largest group connected to each other, by the members' reports, over the listed members",
+  },
   { name: 'Last Poll', type: 'date', jsonPath: '.status.lastPollTime' },
   {
     name: 'Last Failure',
@@ -625,17 +764,22 @@ export const printerColumns = [
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 
-/** The whole object's schema, as the CRD's openAPIV3Schema. */
-export const clusterTopologySchema: JSONSchema = {
+/** A kind's whole schema, as its CRD's openAPIV3Schema: the usual top-level fields, spec and status. */
+export const kindSchema = (description: string, spec: JSONSchema, status: JSONSchema): JSONSchema => ({
   type: 'object',
-  description:
-    'ClusterTopology: which pods form one cluster of distributed nodes (Erlang/Elixir first); its status holds the peers that agents connect.',
+  description,
   required: ['spec'],
   properties: {
     apiVersion: { type: 'string' },
     kind: { type: 'string' },
     metadata: { type: 'object' },
-    spec: specSchema,
-    status: statusSchema,
+    spec,
+    status,
   },
-};
+});
+
+export const clusterTopologySchema: JSONSchema = kindSchema(
+  'ClusterTopology: which pods form one cluster of distributed nodes (Erlang/Elixir first); its status holds the peers that agents connect.',
+  specSchema,
+  statusSchema,
+);

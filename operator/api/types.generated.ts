@@ -1,4 +1,51 @@
-// Generated from operator/api/schema.ts by `npm run generate`. Do not edit.
+// Generated from operator/api/schema.ts and member-schema.ts by `npm run generate`. Do not edit.
+
+export interface BrokenLink {
+  /** The member (pod) that reports it. */
+  from: string;
+  /** The member (pod) it is not connected to. */
+  to: string;
+  /** The reporting member's last reason. */
+  reason: "Refused" | "Timeout" | "NodeDown" | "NotTried" | "Invalid";
+}
+
+export interface ClusterTopologyMemberSpec {
+  /** The ClusterTopology (in this namespace) the member belongs to. */
+  topology: string;
+  /** The member pod. */
+  pod: MemberPod;
+}
+
+export interface ClusterTopologyMemberStatus {
+  /** When the member wrote this report (also renewed, unchanged, every 5 minutes). */
+  reportedAt: string;
+  /** The name the member's node runs as (node() in Erlang). */
+  node: string;
+  /** true: connected and notConnected are what the member sees (nodes()). false: the connector cannot see connections (exec, file); the counts say what it was given, and the mesh leaves its links unknown. */
+  observed?: boolean;
+  /** metadata.resourceVersion of the ClusterTopology the member had last read when it wrote this report (absent before its first read). For people; listedDigest says which list. */
+  topologyResourceVersion?: string;
+  /** Which peer list the view is of: CRC-32 (as zlib and erlang:crc32/1 compute it) of every status.peers[].nodeName, the member itself included, sorted in byte order, each followed by a line feed; 8 lowercase hex digits. Absent while the member has no list. */
+  listedDigest?: string;
+  /** Whom it is connected to, for members beyond the notConnected cap: the same CRC-32 as listedDigest over node plus every listed node name it is connected to. Two members with equal digests are connected to each other (each one's set holds the other), whatever the lists left out. Absent while the member has no list. */
+  connectedDigest?: string;
+  /** Listed peers other than the member itself. */
+  listed: number;
+  /** Of those, the peers it is connected to. */
+  connected: number;
+  /** Of those, the peers whose names it refuses (never dialled); each is also not connected. */
+  invalid: number;
+  /** connected/listed, e.g. 2/3: the CONNECTED column. */
+  connectedOfListed: string;
+  /** The listed peers it is not connected to, with the last reason, sorted by node name in byte order: the first 20 only. */
+  notConnected: NotConnectedPeer[];
+  /** Listed peers it is not connected to beyond the first 20 (their names sort after the last entry). */
+  notConnectedOmitted?: number;
+  /** Whether the node runs under the name the status lists for its pod. */
+  selfCheck: SelfCheck;
+  /** The reader's trouble with the status (docs/status-protocol.md §5), absent when none. A reader in trouble keeps its connections. */
+  trouble?: ReaderTroubleReport;
+}
 
 export interface ClusterTopologySpec {
   /** Label selector of the pods that form the cluster, in kubectl syntax; set-based expressions work too (e.g. "netzlive/pod-type=cluster-service", "app in (web,api),tier!=cache"). */
@@ -38,14 +85,16 @@ export interface ClusterTopologyStatus {
   lastFailure?: LastFailure;
   /** When the pods were last listed. */
   lastPollTime?: string;
-  /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why) and QuorumAtRisk (a single failure-domain loss would cost the voters their majority). */
+  /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why), QuorumAtRisk (a single failure-domain loss would cost the voters their majority) and Meshed (every listed member reports a current view connected to every other; False names the first mismatch, split or broken link; Unknown while reports are missing). */
   conditions?: Condition[];
   /** Which single failure would cost the peers their majority (quorum), per failure domain. With spec.failureDomains.analysis Off only verdict is set (Off); otherwise every count, levels, domains and warnings are. */
   failureDomains?: FailureDomainsStatus;
+  /** What formed, from the members' own reports (ClusterTopologyMember objects): who reports, who is connected to whom, the groups, the broken links. Readers ignore it; the operator writes it only when it changes, at most once per 15 s. */
+  mesh?: MeshStatus;
 }
 
 export interface Condition {
-  /** Ready, Degraded, QuorumAtRisk or ReadinessDeadlockRisk. */
+  /** Ready, Degraded, QuorumAtRisk, ReadinessDeadlockRisk or Meshed. */
   type: string;
   /** True, False or Unknown. */
   status: "True" | "False" | "Unknown";
@@ -220,11 +269,73 @@ export interface LinkStatus {
   verdict: "Survives" | "AtRisk" | "Breaks";
 }
 
+export interface MemberPod {
+  /** The pod name. */
+  name: string;
+  /** The pod uid (status.peers[].uid, or the downward API metadata.uid). */
+  uid: string;
+}
+
 export interface MembershipSpec {
   /** Running (every running pod with an IP is a peer) or Ready (only pods whose Ready condition is True, as libcluster's endpoints lookup; others are excluded as PodNotReady). Beware: with Ready, an application whose readiness waits for its cluster never becomes ready. */
   peers?: "Running" | "Ready";
   /** Keep (a terminating pod stays a peer, flagged terminating, until it is gone) or Drop (it is excluded as PodTerminating at once). */
   terminating?: "Keep" | "Drop";
+}
+
+export interface MemberTrouble {
+  /** The member (pod). */
+  pod: string;
+  /** Its trouble (NoStatusYet, Forbidden, ApiUnreachable, ObjectGone, StatusStale, …). */
+  cause: string;
+  /** Since when. */
+  since: string;
+}
+
+export interface MeshGroup {
+  /** Members in the group. */
+  size: number;
+  /** Its members, sorted (at most 20). */
+  members: string[];
+  /** Members left out of the list (it holds at most 20). */
+  membersOmitted?: number;
+}
+
+export interface MeshStatus {
+  /** Listed members (status.peers). */
+  members: number;
+  /** Listed members whose report is current: not stale, of the current peer list, and observed by the member itself. */
+  reporting: number;
+  /** Members whose current report says they are connected to every other listed member. */
+  fullyConnected: number;
+  /** Members in the largest group connected to each other: a connected component of the links confirmed by the reports of both ends. */
+  largestGroup: number;
+  /** largestGroup/members, the MESH column: 3/3 whole, 2/3 one member cut off (a wrong cookie), 2/4 a split into 2 + 2; ?/N while no member reports. */
+  summary: string;
+  /** When the reporting members fall into more than one group: the groups, largest first (at most 20). */
+  groups?: MeshGroup[];
+  /** Groups left out of the list (it holds at most 20). */
+  groupsOmitted?: number;
+  /** Links a current report says are not connected, sorted by from and to (at most 20). */
+  brokenLinks?: BrokenLink[];
+  /** Broken links left out of the list (it holds at most 20). */
+  brokenLinksOmitted?: number;
+  /** Members that run under another name than the one listed for their pod (at most 20). */
+  selfCheckFailures?: SelfCheckFailure[];
+  /** Self-check failures left out of the list (it holds at most 20). */
+  selfCheckFailuresOmitted?: number;
+  /** Members whose current report names a trouble (at most 20). */
+  inTrouble?: MemberTrouble[];
+  /** Members in trouble left out of the list (it holds at most 20). */
+  inTroubleOmitted?: number;
+  /** Members whose last report is older than the renewal limit (at most 20): silent, frozen or gone. */
+  stale?: StaleReport[];
+  /** Stale reports left out of the list (it holds at most 20). */
+  staleOmitted?: number;
+  /** Members without a current view, other than stale ones (at most 20). */
+  unreported?: UnreportedMember[];
+  /** Members without a current view left out of the list (it holds at most 20). */
+  unreportedOmitted?: number;
 }
 
 export interface NamingSpec {
@@ -238,6 +349,13 @@ export interface NamingSpec {
   hostFallback?: "PodIP" | "PodDNS" | "Hostname";
   /** The cluster DNS domain used by the PodDNS and Hostname fallbacks. */
   clusterDomain?: string;
+}
+
+export interface NotConnectedPeer {
+  /** The listed node name. */
+  node: string;
+  /** Refused (the connection attempt failed: a different cookie, nobody listening), Timeout (it timed out), NodeDown (it was connected and went down), NotTried (not tried yet), Invalid (the name is refused, never dialled). */
+  reason: "Refused" | "Timeout" | "NodeDown" | "NotTried" | "Invalid";
 }
 
 export interface PartitionIsolation {
@@ -293,6 +411,47 @@ export interface Peer {
   ready?: boolean;
   /** EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown. */
   serving?: boolean;
+}
+
+export interface ReaderTroubleReport {
+  /** NoStatusYet, Forbidden, ApiUnreachable, ObjectGone, StatusStale, or another CamelCase word. */
+  cause: string;
+  /** What the reader saw. */
+  message?: string;
+  /** Since when. */
+  since: string;
+}
+
+export interface SelfCheck {
+  /** Match; Mismatch (it runs under another name: its peers dial a name nobody answers); NotListed (its pod is not in the list: excluded, or not listed yet); Unknown (no list yet). */
+  result: "Match" | "Mismatch" | "NotListed" | "Unknown";
+  /** The name listed for its pod (absent unless listed). */
+  expected?: string;
+  /** The name it runs as (the same as node). */
+  actual: string;
+}
+
+export interface SelfCheckFailure {
+  /** The member (pod). */
+  pod: string;
+  /** The name listed for it (status.peers[].nodeName). */
+  expected: string;
+  /** The name its node runs as, by its report. */
+  actual: string;
+}
+
+export interface StaleReport {
+  /** The member (pod). */
+  pod: string;
+  /** When it last reported. */
+  reportedAt: string;
+}
+
+export interface UnreportedMember {
+  /** The member (pod). */
+  pod: string;
+  /** NoReport: none for this pod; OtherList: its report reflects another peer list (it has not caught up yet); NotObserved: its connector cannot see connections (exec, file). */
+  reason: "NoReport" | "OtherList" | "NotObserved";
 }
 
 export interface VotersSpec {

@@ -5,6 +5,7 @@ import type { NamingSettings } from '../naming/index.js';
 import { quoteString, sanitizeCell } from '../naming/quote.js';
 import { statusCaveats } from './status-caveats.js';
 import { exclusionsOfPod, peerOfPod, type LeaseRead } from '../protocol/read.js';
+import { memberReportLines, type MemberReportRead } from './member-report-lines.js';
 
 /**
  * What `ctopo explain` says about one pod, from facts the command gathered: the topology (spec
@@ -62,6 +63,8 @@ export interface ExplainFacts {
   annotations?: Record<string, string>;
   /** Only for an unlisted pod. */
   lookup?: PodLookup;
+  /** The pod's member report (ClusterTopologyMember), when it was looked up. */
+  report?: MemberReportRead;
   /** The time the facts were gathered; default: now. */
   now?: Date;
 }
@@ -92,6 +95,17 @@ export function explain(f: ExplainFacts): { lines: string[]; code: 0 | 1 } {
       break;
     }
   }
+  // A member's own report, when it has one (or, for a peer, that it has none).
+  if (f.report !== undefined && (f.report.kind !== 'missing' || f.standing.kind === 'peer'))
+    lines.push(
+      '',
+      ...memberReportLines(f.report, {
+        pod: f.pod,
+        topology: t.name,
+        ...(t.status !== undefined ? { status: t.status } : {}),
+        now: f.now ?? new Date(),
+      }),
+    );
   const notes = statusNotes(t, f.now ?? new Date());
   if (notes.length > 0) lines.push('', ...notes.map((n) => `Note: ${n}`));
   return { lines, code };

@@ -8,7 +8,7 @@ import type { OperatorMetrics } from '../observability/operator-metrics.js';
 import { admit, type Admission } from './admission.js';
 import { StatusApplier, type StatusPatchStyle } from './apply.js';
 import { NodeCache } from './node-cache.js';
-import { planReconcile, type StatusWrite } from './plan.js';
+import { planReconcile, type ReconcilePlan } from './plan.js';
 import type { PodSources, PodSourcesFactory, PodSourceView } from './pod-source.js';
 import { SharedPodSources } from './shared-pod-sources.js';
 import { notReady } from './readiness.js';
@@ -16,6 +16,8 @@ import { TopologyCache } from './topology-cache.js';
 import type { TopologyObject } from '../protocol/read.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
+import { MemberReportCache } from './member-reports.js';
+import { MeshScheduler } from './mesh-scheduler.js';
 
 /**
  * The operator's control loop, wired together. Caches (`topology-cache.ts`, `node-cache.ts`,
@@ -23,7 +25,8 @@ import { LivenessWriter } from '../protocol/liveness-writer.js';
  * changes or its pods are polled. Reconciling a key admits the topology (`admission.ts`),
  * keeps its pod source, plans the status (`plan.ts`, pure) and has the applier write it
  * (`apply.ts`) — only when its content changes; a successful poll renews the topology's
- * liveness Lease instead (docs/status-protocol.md, `protocol/liveness-writer.ts`).
+ * liveness Lease instead (docs/status-protocol.md, `protocol/liveness-writer.ts`). The members'
+ * reports (`member-reports.ts`) go into `status.mesh`, at most once per 15 s (`mesh-scheduler.ts`).
  */
 
 export interface ControllerConfig {
@@ -88,9 +91,13 @@ export class TopologyController {
   private readonly queue: WorkQueue;
   private readonly applier: StatusApplier;
   private readonly liveness: LivenessWriter;
+  private readonly reports: MemberReportCache;
+  private readonly mesh: MeshScheduler;
   private livenessFailing = false;
   private running = false;
   private readonly writeWindowMs: number;
+  /** Per topology, how many looks the mesh scheduler asked for: part of a status's inputs. */
+  private readonly meshLooks = new Map<string, number>();
 
   constructor(
     kube: Kube,
@@ -135,6 +142,17 @@ export class TopologyController {
       onChange: (key) => (key === undefined ? this.enqueueTopologies() : this.enqueue(key)),
       log,
     });
+    // A look the mesh asks for counts as a new input (a held change, a report going stale).
+    this.mesh = new MeshScheduler((key) => {
+      this.meshLooks.set(key, (this.meshLooks.get(key) ?? 0) + 1);
+      this.enqueue(key);
+    });
+    this.reports = new MemberReportCache(kube, {
+      ...watch('clustertopologymembers'),
+      namespaces: config.namespaces,
+      onChange: (key) => this.mesh.reportsChanged(key),
+      log,
+    });
     this.nodes = config.watchNodes
       ? new NodeCache(kube, { ...watch('nodes'), onChange: () => this.enqueueServed(), log })
       : undefined;
@@ -167,6 +185,7 @@ export class TopologyController {
   start(): void {
     this.running = true;
     this.topologies.start();
+    this.reports.start();
     this.nodes?.start();
   }
 
@@ -175,6 +194,8 @@ export class TopologyController {
     this.running = false;
     this.queue.shutdown();
     this.topologies.stop();
+    this.reports.stop();
+    this.mesh.stop();
     this.nodes?.stop();
     this.pods.stop();
     this.served.clear();
@@ -242,6 +263,8 @@ export class TopologyController {
         this.pods.drop(key);
         this.applier.forget({ namespace, name });
         this.liveness.forget(namespace, name);
+        this.mesh.forget(key);
+        this.meshLooks.delete(key);
       }
       return { kind: 'Done' };
     }
@@ -256,9 +279,10 @@ export class TopologyController {
     if (wait > 0) return { kind: 'RequeueAfter', ms: wait };
     const inputs = served.unwritten
       ? undefined
-      : inputsOf(topology, admission.ok, source, this.nodes?.version ?? 0, served.writes ?? 0);
+      : `${inputsOf(topology, admission.ok, source, this.nodes?.version ?? 0, served.writes ?? 0)}|${this.meshLooks.get(key) ?? 0}`;
     if (inputs === undefined || inputs !== served.inputs) {
-      const write = this.plan(key, topology, admission, source, served);
+      const plan = this.plan(key, topology, admission, source, served);
+      const write = plan.write;
       if (write) {
         served.unwritten = write.status; // until the write succeeds
         served.writtenAt = Date.now();
@@ -270,7 +294,9 @@ export class TopologyController {
         served.written = write.status;
         served.rv = rv;
         served.writes = (served.writes ?? 0) + 1;
+        if (plan.meshChanged) this.mesh.written(key);
       } else served.inputs = inputs;
+      if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);
     }
     served.unwritten = undefined;
     // The status is current: the Lease may say so (renewed after a successful poll only).
@@ -291,8 +317,8 @@ export class TopologyController {
     admission: Admission,
     source: PodSourceView,
     served: Served,
-  ): StatusWrite | undefined {
-    const namespace = key.slice(0, key.indexOf('/'));
+  ): ReconcilePlan {
+    const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
     return planReconcile({
       generation: topology.metadata.generation ?? 0,
       namespace,
@@ -306,7 +332,12 @@ export class TopologyController {
       ...(this.config.parts?.lightPeersAbove !== undefined
         ? { lightPeersAbove: this.config.parts.lightPeersAbove }
         : {}),
-    }).write;
+      mesh: {
+        topology: name,
+        reports: this.reports.reports(namespace, name),
+        lastMeshWriteAt: this.mesh.lastWriteAt(key),
+      },
+    });
   }
 }
 

@@ -7,6 +7,8 @@ import type { PollView } from './last-response.js';
 import type { PodSummary } from './pod-summary.js';
 import { computeStatus } from './status.js';
 import { statusPatchOps, type JsonPatchOp } from './status-patch.js';
+import { meshStep } from './mesh-step.js';
+import type { MemberReportObject } from '../mesh/standing.js';
 
 /**
  * One reconcile, decided: a pure function from what the caches hold, the previous status and
@@ -33,6 +35,14 @@ export interface ReconcileInput {
   now: Date;
   /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
   lightPeersAbove?: number;
+  /** The members' reports, for status.mesh (mesh-step.ts); absent: the mesh is left as written. */
+  mesh?: {
+    topology: string;
+    /** undefined while the reports are not known yet. */
+    reports: readonly MemberReportObject[] | undefined;
+    /** When this process last wrote a changed mesh for the topology (ms). */
+    lastMeshWriteAt: number | undefined;
+  };
 }
 
 export interface StatusWrite {
@@ -48,11 +58,15 @@ export interface StatusWrite {
 /** `write` undefined: the published status is current, nothing to do. */
 export interface ReconcilePlan {
   write?: StatusWrite;
+  /** The write carries a changed mesh (its time starts the next 15 s). */
+  meshChanged?: boolean;
+  /** Reconcile again then for the mesh (ms): a held change, or a report going stale. */
+  meshRecheckAt?: number;
 }
 
 export function planReconcile(input: ReconcileInput): ReconcilePlan {
   const { admission, previous, now } = input;
-  const status = computeStatus({
+  const computed = computeStatus({
     generation: input.generation,
     previous,
     ...(input.unwritten ? { unwritten: input.unwritten } : {}),
@@ -65,16 +79,23 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     nodeLabels: input.nodeLabels,
     ...(input.lightPeersAbove !== undefined ? { lightPeersAbove: input.lightPeersAbove } : {}),
   });
+  const mesh = input.mesh
+    ? meshStep({ ...input.mesh, generation: input.generation, status: computed, previous, now })
+    : undefined;
+  const status = mesh?.status ?? computed;
+  const recheck = mesh?.recheckAt !== undefined ? { meshRecheckAt: mesh.recheckAt } : {};
   // Only when the content changes (docs/status-protocol.md): liveness is the Lease's business.
-  if (!shouldWrite(previous, status)) return {};
+  if (!shouldWrite(previous, status)) return recheck;
   return {
     write: {
       status,
       patch: mergePatch(previous ?? {}, status),
       ...withOps(statusPatchOps(previous, status)),
-      events: eventsFor(previous, status),
+      events: [...eventsFor(previous, status), ...(mesh?.events ?? [])],
       gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
     },
+    ...(mesh?.meshChanged ? { meshChanged: true } : {}),
+    ...recheck,
   };
 }
 

@@ -1,4 +1,5 @@
 import { GROUP, PLURAL, VERSION } from '../api/schema.js';
+import { MEMBER_PLURAL } from '../api/member-schema.js';
 
 /**
  * Every API path this project asks for, built in one place: each name segment is escaped, so a
@@ -42,6 +43,15 @@ export function eventsPath(namespace: string): string {
 /** coordination.k8s.io/v1 Leases of a namespace, or one Lease. */
 export function leasesPath(namespace: string, name?: string): string {
   const all = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
+  return name === undefined ? all : `${all}/${seg(name)}`;
+}
+
+/** ClusterTopologyMember reports of every namespace. */
+export const ALL_MEMBER_REPORTS_PATH = `/apis/${GROUP}/${VERSION}/${MEMBER_PLURAL}`;
+
+/** ClusterTopologyMember reports of a namespace, or one report. */
+export function memberReportsPath(namespace: string, name?: string): string {
+  const all = `/apis/${GROUP}/${VERSION}/namespaces/${seg(namespace)}/${MEMBER_PLURAL}`;
   return name === undefined ? all : `${all}/${seg(name)}`;
 }
 

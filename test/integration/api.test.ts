@@ -51,7 +51,7 @@ describe('the ClusterTopology API on a real kube-apiserver', () => {
     for (const name of ['ctopo', 'ct']) {
       const table = await kubectlOk(s, ['get', name, '-n', ns]);
       expect(table.split('\n')[0]).toMatch(
-        /^NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+REASON\s+QUORUM\s+LAST POLL\s+AGE$/,
+        /^NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+REASON\s+QUORUM\s+MESH\s+LAST POLL\s+AGE$/,
       );
       expect(table).toMatch(/\nweb\s/);
     }

@@ -331,6 +331,7 @@ describe('the chart RBAC on a real API server', () => {
       'READY',
       'REASON',
       'QUORUM',
+      'MESH',
       'LAST POLL',
       'AGE',
     ]);
@@ -372,6 +373,8 @@ describe('the chart RBAC on a real API server', () => {
         'clustertopologies.cluster.netzlive.io:list',
         'clustertopologies.cluster.netzlive.io:watch',
         'clustertopologies.cluster.netzlive.io/status:patch',
+        'clustertopologymembers.cluster.netzlive.io:list',
+        'clustertopologymembers.cluster.netzlive.io:watch',
         'events:create',
         'leases.coordination.k8s.io:create',
         'leases.coordination.k8s.io:patch',
@@ -602,6 +605,12 @@ describe('agent RBAC: the example RoleBinding with resourceNames, and the chartâ
       },
       // The operator's per-topology liveness Leases (the status protocol's staleness rule).
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch'] },
+      // Member reports: RBAC cannot tell whose; the chart's admission policy does (member-reports.test).
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologymembers'],
+        verbs: ['create', 'update', 'patch'],
+      },
     ]);
     const token = await serviceAccountToken(s, appNs, 'reader');
     await kubectlOk(s, [

@@ -117,7 +117,7 @@ describe('helm lint and helm template', () => {
     expect(find(objs, 'ServiceMonitor')).toHaveLength(0);
   });
 
-  it('default RBAC: exactly the operator calls, namespaced to the release namespace; Lease get/update by name only; agent ClusterRole read-only', async () => {
+  it('default RBAC: exactly the operator calls, namespaced to the release namespace; Lease get/update by name only; agent ClusterRole reads and writes only member reports', async () => {
     const objs = await renderChart('ct', 'ctopo-system');
     expect(find(objs, 'ClusterRoleBinding').map((o) => o.metadata.name)).toEqual([
       'ct-cluster-topology-nodes',
@@ -129,6 +129,8 @@ describe('helm lint and helm template', () => {
         'cluster.netzlive.io/clustertopologies:list',
         'cluster.netzlive.io/clustertopologies:watch',
         'cluster.netzlive.io/clustertopologies/status:patch',
+        'cluster.netzlive.io/clustertopologymembers:list',
+        'cluster.netzlive.io/clustertopologymembers:watch',
         'coordination.k8s.io/leases:create',
         'coordination.k8s.io/leases:patch',
         'core/events:create',
@@ -151,6 +153,9 @@ describe('helm lint and helm template', () => {
       'cluster.netzlive.io/clustertopologies:get',
       'cluster.netzlive.io/clustertopologies:list',
       'cluster.netzlive.io/clustertopologies:watch',
+      'cluster.netzlive.io/clustertopologymembers:create',
+      'cluster.netzlive.io/clustertopologymembers:patch',
+      'cluster.netzlive.io/clustertopologymembers:update',
       'coordination.k8s.io/leases:get',
       'coordination.k8s.io/leases:list',
       'coordination.k8s.io/leases:watch',
@@ -224,9 +229,50 @@ describe('helm lint and helm template', () => {
     });
   });
 
-  it('the CRD ships in crds/ (helm template --include-crds)', async () => {
+  it('the CRDs ship in crds/ (helm template --include-crds)', async () => {
     const objs = parseManifests(await helmOk(['template', 'ct', CHART_DIR, '--include-crds']));
     expect(find(objs, 'CustomResourceDefinition', 'clustertopologies.cluster.netzlive.io')).toHaveLength(1);
+    expect(find(objs, 'CustomResourceDefinition', 'clustertopologymembers.cluster.netzlive.io')).toHaveLength(
+      1,
+    );
+  });
+
+  it('the member-report admission policy and its binding are rendered unless turned off; exempt namespaces are matched out', async () => {
+    const objs = await renderChart('ct', 'sys', [
+      'memberReports.exemptServiceAccountNamespaces={kube-system,ops}',
+    ]);
+    const [policy] = find(
+      objs,
+      'ValidatingAdmissionPolicy',
+      'ct-cluster-topology-member-reports',
+    ) as unknown as Array<{
+      spec: { matchConditions: { name: string; expression: string }[]; failurePolicy: string };
+    }>;
+    expect(policy!.spec.failurePolicy).toBe('Fail');
+    expect(policy!.spec.matchConditions).toEqual([
+      {
+        name: 'from-a-service-account',
+        expression: "request.userInfo.username.startsWith('system:serviceaccount:')",
+      },
+      {
+        name: 'not-exempt',
+        expression:
+          "!request.userInfo.username.startsWith('system:serviceaccount:kube-system:') && !request.userInfo.username.startsWith('system:serviceaccount:ops:')",
+      },
+    ]);
+    expect(find(objs, 'ValidatingAdmissionPolicyBinding', 'ct-cluster-topology-member-reports')).toEqual([
+      expect.objectContaining({
+        spec: { policyName: 'ct-cluster-topology-member-reports', validationActions: ['Deny'] },
+      }),
+    ]);
+    const none = await renderChart('ct', 'sys', ['memberReports.exemptServiceAccountNamespaces=null']);
+    expect(
+      (find(none, 'ValidatingAdmissionPolicy')[0] as unknown as typeof policy)!.spec.matchConditions.map(
+        (c) => c.name,
+      ),
+    ).toEqual(['from-a-service-account']);
+    const off = await renderChart('ct', 'sys', ['memberReports.admissionPolicy=false']);
+    expect(off.filter((o) => o.kind.startsWith('ValidatingAdmissionPolicy'))).toEqual([]);
   });
 
   it('aggregated view/edit ClusterRoles: viewers read ClusterTopology objects, editors write them, nobody the status', async () => {
@@ -240,13 +286,25 @@ describe('helm lint and helm template', () => {
     expect(view!.rules).toEqual([
       {
         apiGroups: ['cluster.netzlive.io'],
-        resources: ['clustertopologies', 'clustertopologies/status'],
+        resources: ['clustertopologies', 'clustertopologies/status', 'clustertopologymembers'],
         verbs: ['get', 'list', 'watch'],
       },
     ]);
     expect(edit!.metadata.labels['rbac.authorization.k8s.io/aggregate-to-edit']).toBe('true');
     expect(edit!.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view']).toBeUndefined();
-    expect(edit!.rules.flatMap((r) => r.resources)).toEqual(['clustertopologies']);
+    // Editors may delete member reports; only member pods write them.
+    expect(edit!.rules).toEqual([
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologies'],
+        verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'],
+      },
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologymembers'],
+        verbs: ['delete', 'deletecollection'],
+      },
+    ]);
     const off = parseManifests(
       await helmOk(['template', 'ct', CHART_DIR, '--set', 'rbac.aggregateToDefaultRoles=false']),
     );
@@ -258,6 +316,10 @@ describe('helm lint and helm template', () => {
     [['scope.namespaces={Not_A_Namespace}'], /\/scope\/namespaces\/0.*does not match pattern/],
     [['scope.namespacez={a}'], /\/scope.*additional properties 'namespacez' not allowed/],
     [['operator.logLevel=verbose'], /\/operator\/logLevel.*value must be one of/],
+    [
+      ['memberReports.exemptServiceAccountNamespaces={Kube_System}'],
+      /\/memberReports\/exemptServiceAccountNamespaces\/0.*does not match pattern/,
+    ],
     [
       ['operator.leaderElection.leaseDuration=15sec'],
       /\/operator\/leaderElection\/leaseDuration.*does not match pattern/,
@@ -380,6 +442,8 @@ describe('helm install into the real API server', () => {
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
     for (const o of manifest) {
       const args = ['get', o.kind.toLowerCase(), o.metadata.name, '-o', 'name'];

@@ -11,6 +11,8 @@ export interface PodOptions {
   nodeName?: string;
   /** Extra containers (names), beside the `app` container. */
   extraContainers?: string[];
+  /** The pod's service account (tokens bound to the pod are issued for it only). */
+  serviceAccountName?: string;
 }
 
 export async function createPod(
@@ -30,6 +32,7 @@ export async function createPod(
     },
     spec: {
       ...(o.nodeName ? { nodeName: o.nodeName } : {}),
+      ...(o.serviceAccountName ? { serviceAccountName: o.serviceAccountName } : {}),
       containers: [
         { name: 'app', image: 'example.invalid/app', ...(o.env ? { env: o.env } : {}) },
         ...(o.extraContainers ?? []).map((name) => ({ name, image: 'example.invalid/sidecar' })),
@@ -163,6 +166,11 @@ export async function grantOperatorRbac(
           apiGroups: ['cluster.netzlive.io'],
           resources: ['clustertopologies/status'],
           verbs: ['get', 'patch', 'update'],
+        },
+        {
+          apiGroups: ['cluster.netzlive.io'],
+          resources: ['clustertopologymembers'],
+          verbs: ['get', 'list', 'watch'],
         },
         { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
         { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },

@@ -100,6 +100,10 @@ clusterWide). Contradictions the schema cannot express are refused here with a m
 - apiGroups: [cluster.netzlive.io]
   resources: [clustertopologies/status]
   verbs: [patch]
+# The members' reports (ClusterTopologyMember), aggregated into status.mesh.
+- apiGroups: [cluster.netzlive.io]
+  resources: [clustertopologymembers]
+  verbs: [list, watch]
 - apiGroups: [""]
   resources: [events]
   verbs: [create]

@@ -10,6 +10,7 @@ import {
 } from '../explain-report.js';
 import { splitSelector } from '../../api/label-selector.js';
 import { ApiError, type Kube } from '../../kube/client.js';
+import { readMemberReport } from '../member-reports-access.js';
 import { podsPath } from '../../kube/paths.js';
 import { getLease } from '../../protocol/get.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../naming/index.js';
@@ -30,7 +31,9 @@ Reads the ClusterTopology NAME and says what it makes of the pod POD:
     or the fallbacks), its IP, Node and its state: ready, serving, terminating;
   - excluded: the reason and the message saying what to change;
   - neither: whether the pod exists, whether it matches the topology's selector (and which
-    requirement it fails), or that the operator has not listed it yet — and what to check.
+    requirement it fails), or that the operator has not listed it yet — and what to check;
+  - its member report (ClusterTopologyMember POD.NAME), if it has one: the name it runs as, whom it
+    is connected to and whom not (with the reason), its trouble, and whether the mesh counts it.
 Notes follow when the status may be out of date: the topology is not Ready, its last list of
 pods failed, the operator has not caught up with a spec change, or nobody refreshes it any more.
 
@@ -88,6 +91,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
       } else if (standing.kind === 'unlisted' && status !== undefined) {
         facts.lookup = await lookUpPod(kube, topology, pod);
       }
+      facts.report = await readMemberReport(kube, namespace, pod, metadata.name);
       const { lines, code } = explain(facts);
       io.out(lines.join('\n'));
       return code;

@@ -33,4 +33,9 @@ export const commands: readonly CommandEntry[] = [
     summary: 'why a pod is, or is not, a peer of a ClusterTopology',
     load: async () => (await import('./explain.js')).explainCommand,
   },
+  {
+    name: 'mesh',
+    summary: "who is connected to whom, by the members' own reports: a members × members matrix",
+    load: async () => (await import('./mesh.js')).meshCommand,
+  },
 ];

@@ -25,7 +25,7 @@ describe('npm run demo (the README’s first command)', () => {
       expect(await p.wait()).toBe(0);
       const out = p.output;
       expect(out).toMatch(
-        /NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+REASON\s+QUORUM\s+LAST POLL\s+AGE\nweb\s+3\s+4\s+200\s+True\s+Listed\s+Breaks/,
+        /NAME\s+PEERS\s+EXCLUDED\s+API\s+READY\s+REASON\s+QUORUM\s+MESH\s+LAST POLL\s+AGE\nweb\s+3\s+4\s+200\s+True\s+Listed\s+Breaks/,
       );
       for (const reason of ['NoPodIP', 'InvalidJSONPath', 'DuplicateNodeName']) expect(out).toContain(reason);
       expect(out).toContain('as expected: losing site A (2 of 3 voters) → Breaks');

@@ -1,10 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import { CRD_PATH, TYPES_PATH, renderCrd, renderTypes } from '../../../dev/generate/api.js';
+import {
+  CRD_PATH,
+  MEMBER_CRD_PATH,
+  TYPES_PATH,
+  renderCrd,
+  renderMemberCrd,
+  renderTypes,
+} from '../../../dev/generate/api.js';
 
 describe('generated API files', () => {
   it('crds/ holds exactly what operator/api/schema.ts generates (run `npm run generate`)', async () => {
     expect(await readFile(CRD_PATH, 'utf8')).toBe(renderCrd());
+    expect(await readFile(MEMBER_CRD_PATH, 'utf8')).toBe(renderMemberCrd());
   });
   it('types.generated.ts holds exactly what the schema generates (run `npm run generate`)', async () => {
     expect(await readFile(TYPES_PATH, 'utf8')).toBe(renderTypes());

@@ -136,7 +136,7 @@ describe('examples/', () => {
     expect(many).toMatch(/^export RELEASE_NODE="\$\{HOSTNAME\}@\$\{POD_IP\}"$/m);
   });
 
-  it('agent RBAC: a Role for the one topology "web" and its liveness Lease (resourceNames), bound to the pods’ ServiceAccount; read verbs only', () => {
+  it('agent RBAC: a Role for the one topology "web" and its liveness Lease (resourceNames), bound to the pods’ ServiceAccount; read verbs only, but for member reports', () => {
     const role = rbac.find((o) => o.kind === 'Role')!;
     expect((role as unknown as { rules: unknown[] }).rules).toEqual([
       {
@@ -151,6 +151,12 @@ describe('examples/', () => {
         resources: ['leases'],
         resourceNames: ['clustertopology.web'],
         verbs: ['get', 'list', 'watch'],
+      },
+      // Its member report (docs/status-protocol.md §8); the chart's admission policy limits each pod to its own.
+      {
+        apiGroups: ['cluster.netzlive.io'],
+        resources: ['clustertopologymembers'],
+        verbs: ['create', 'update', 'patch'],
       },
     ]);
     const binding = rbac.find((o) => o.kind === 'RoleBinding')!;
