@@ -4,11 +4,14 @@
 # each under ${CTOPO_CACHE_DIR:-~/.cache/cluster-topology}/<tool>-<version>/. A cached binary is
 # never rebuilt. Binaries are never written into the repository.
 #
-#   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd]   # default: kube etcd helm
+#   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd] [oldest]   # default: kube etcd helm
 #
 # `node` builds what the real node of `npm run dev-cluster -- up --node` runs beside the API server:
 # kubelet, kube-proxy, kube-controller-manager and kube-scheduler (same module as kube-apiserver);
-# `containerd` builds containerd 2 and its runc shim (tools/containerd).
+# `containerd` builds containerd 2 and its runc shim (tools/containerd). `oldest` builds the
+# kube-apiserver and kubectl of the oldest Kubernetes the docs claim (tools/kube-oldest) and the
+# etcd that version ships with (tools/etcd-oldest), and links the three into OLDEST_DIR: CI runs
+# the integration suite once more against them (KUBEBUILDER_ASSETS=$OLDEST_DIR).
 #   tools/build-binaries.sh --print-dirs             # prints KEY=DIR lines, builds nothing
 #
 # Progress (what is being built, elapsed seconds) goes to stderr; the last stdout lines are
@@ -26,8 +29,11 @@ ETCD_DIR=$cache/etcd-$ETCD_VERSION
 HELM_DIR=$cache/helm-$HELM_VERSION
 CONTAINERD_VERSION=$(modver containerd github.com/containerd/containerd/v2)
 CONTAINERD_DIR=$cache/containerd-$CONTAINERD_VERSION
+OLDEST_K8S_VERSION=$(modver kube-oldest k8s.io/kubernetes)
+OLDEST_ETCD_VERSION=$(modver etcd-oldest go.etcd.io/etcd/server/v3)
+OLDEST_DIR=$cache/oldest-$OLDEST_K8S_VERSION-etcd-$OLDEST_ETCD_VERSION
 
-print_dirs() { printf 'KUBE_DIR=%s\nETCD_DIR=%s\nHELM_DIR=%s\nCONTAINERD_DIR=%s\n' "$KUBE_DIR" "$ETCD_DIR" "$HELM_DIR" "$CONTAINERD_DIR"; }
+print_dirs() { printf 'KUBE_DIR=%s\nETCD_DIR=%s\nHELM_DIR=%s\nCONTAINERD_DIR=%s\nOLDEST_DIR=%s\n' "$KUBE_DIR" "$ETCD_DIR" "$HELM_DIR" "$CONTAINERD_DIR" "$OLDEST_DIR"; }
 if [[ ${1:-} == --print-dirs ]]; then print_dirs; exit 0; fi
 
 command -v go >/dev/null || { echo "build-binaries: Go is needed to build the test control plane (https://go.dev/doc/install)" >&2; exit 1; }
@@ -50,11 +56,11 @@ build() {
   echo "build-binaries: built $(basename "$out") in $((SECONDS - start)) s" >&2
 }
 
-kube_ldflags() {
-  local minor ld="-s -w" p
-  minor=$(cut -d. -f2 <<<"$K8S_VERSION")
+kube_ldflags() { # [version]: the k8s.io/kubernetes version built (default K8S_VERSION)
+  local v=${1:-$K8S_VERSION} minor ld="-s -w" p
+  minor=$(cut -d. -f2 <<<"$v")
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor"
+    ld+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor"
     ld+=" -X $p.gitTreeState=clean -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
   done
   echo "$ld"
@@ -90,8 +96,17 @@ for t in "${targets[@]}"; do
       build containerd "$CONTAINERD_DIR/containerd-shim-runc-v2" github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 "$(containerd_ldflags)" "$CONTAINERD_TAGS"
       build containerd "$CONTAINERD_DIR/ctr" github.com/containerd/containerd/v2/cmd/ctr "$(containerd_ldflags)" "$CONTAINERD_TAGS" ;;
     etcd) build etcd "$ETCD_DIR/etcd" go.etcd.io/etcd/server/v3 "-s -w" ;;
+    oldest)
+      od=$cache/kube-$OLDEST_K8S_VERSION; oe=$cache/etcd-$OLDEST_ETCD_VERSION
+      build kube-oldest "$od/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags "$OLDEST_K8S_VERSION")"
+      build kube-oldest "$od/kubectl" k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags "$OLDEST_K8S_VERSION")"
+      build etcd-oldest "$oe/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+      mkdir -p "$OLDEST_DIR"
+      ln -sfn "$od/kube-apiserver" "$OLDEST_DIR/kube-apiserver"
+      ln -sfn "$od/kubectl" "$OLDEST_DIR/kubectl"
+      ln -sfn "$oe/etcd" "$OLDEST_DIR/etcd" ;;
     helm) build helm "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm "$(helm_ldflags)" ;;
-    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, node, containerd)" >&2; exit 64 ;;
+    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, node, containerd, oldest)" >&2; exit 64 ;;
   esac
 done
 print_dirs

@@ -6,12 +6,14 @@ import {
   GROUP,
   KIND,
   PLURAL,
+  RELEASE_ANNOTATION,
   VERSION,
   clusterTopologySchema,
   printerColumns,
   type JSONSchema,
 } from '../../operator/api/schema.js';
 import { toOpenApi } from '../../operator/api/openapi.js';
+import { PACKAGE_VERSION } from '../../operator/config/version.js';
 import {
   MEMBER_KIND,
   MEMBER_PLURAL,
@@ -56,7 +58,7 @@ function crdOf(d: CrdDefinition): Record<string, unknown> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${d.plural}.${GROUP}` },
+    metadata: { name: `${d.plural}.${GROUP}`, annotations: { [RELEASE_ANNOTATION]: PACKAGE_VERSION } },
     spec: {
       group: GROUP,
       names: {

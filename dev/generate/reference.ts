@@ -30,14 +30,16 @@ export const REFERENCE_PATH = join(repoRoot, 'docs', 'reference.md');
 
 /** What each exclusion reason means. Typed by the reason list, so a new reason needs its line. */
 export const EXCLUSION_REASON_DOCS: Record<(typeof EXCLUSION_REASONS)[number], string> = {
-  NoPodIP: 'The pod has no IP yet (not scheduled or not started) and its host part falls back to the pod IP.',
+  NoPodIP:
+    'The pod has no IP yet (not scheduled or not started). This holds with a hostname annotation and the DNS fallbacks too: a pod without an IP cannot be reached by any name.',
   PodFinished: 'The pod has Succeeded or Failed; it will not run again.',
   InvalidJSONPath: 'A naming annotation is not a usable JSONPath (syntax, or outside the accepted subset).',
   NoMatch: 'A naming annotation matched nothing in this pod.',
   AmbiguousMatch: 'A naming annotation matched several distinct values.',
   NotAString: 'A naming annotation matched a value that is not a string.',
   InvalidNodeName: 'The computed name is not a valid Erlang node name (name@host).',
-  DuplicateNodeName: 'Several pods computed the same node name; none of them is a peer until that is fixed.',
+  DuplicateNodeName:
+    'Several pods computed the same node name. If exactly one of them is not terminating, it is the peer and the terminating ones are excluded; otherwise all of them are excluded.',
   ExpressionTooCostly:
     'A naming annotation needs more than the evaluation step budget against this pod (for example a search with .. over a large pod); simplify it.',
   NoNamespace:

@@ -16,6 +16,8 @@ export const VERSION = 'v1alpha1';
 export const KIND = 'ClusterTopology';
 export const PLURAL = 'clustertopologies';
 export const API_VERSION = `${GROUP}/${VERSION}`;
+/** On each generated CRD: the release it comes from (`ctopo check` compares it with its own). */
+export const RELEASE_ANNOTATION = `${GROUP}/release`;
 
 export const DEFAULT_HOSTNAME_ANNOTATION = 'netzlive/hostname-naming-jsonpath';
 export const DEFAULT_NODENAME_ANNOTATION = 'netzlive/nodename-naming-jsonpath';
@@ -181,11 +183,11 @@ export const specSchema: JSONSchema = {
       default: {},
       properties: {
         hostnameAnnotation: str(
-          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use status.podIP.',
+          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use hostFallback (status.podIP by default).',
           { default: DEFAULT_HOSTNAME_ANNOTATION, pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
         ),
         nodenameAnnotation: str(
-          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name.',
+          'Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use basename, or metadata.name when there is none.',
           { default: DEFAULT_NODENAME_ANNOTATION, pattern: QUALIFIED_NAME_PATTERN, maxLength: 317 },
         ),
         basename: str(
@@ -700,7 +702,10 @@ export const statusSchema: JSONSchema = {
         until: str('When a list succeeded again; absent while they still fail.', { format: 'date-time' }),
       },
     },
-    lastPollTime: str('When the pods were last listed.', { format: 'date-time' }),
+    lastPollTime: str(
+      'The poll that produced the current content: the status is written only when it changes, so this is not a liveness signal (the liveness Lease is).',
+      { format: 'date-time' },
+    ),
     conditions: {
       type: 'array',
       description:

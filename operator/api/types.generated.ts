@@ -83,7 +83,7 @@ export interface ClusterTopologyStatus {
   lastResponse?: LastResponse;
   /** The latest time the list of pods failed: the first failed answer of that run of failures, when it began and when a list succeeded again. Kept after recovery (until the next failure), so a failure that could not be written while it lasted — the API server itself was down — is still seen. */
   lastFailure?: LastFailure;
-  /** When the pods were last listed. */
+  /** The poll that produced the current content: the status is written only when it changes, so this is not a liveness signal (the liveness Lease is). */
   lastPollTime?: string;
   /** Ready (the peers are current: the last list succeeded and the spec is valid), Degraded (the last list failed or the spec is refused; reason and message say why), QuorumAtRisk (a single failure-domain loss would cost the voters their majority) and Meshed (every listed member reports a current view connected to every other; False names the first mismatch, split or broken link; Unknown while reports are missing). */
   conditions?: Condition[];
@@ -339,9 +339,9 @@ export interface MeshStatus {
 }
 
 export interface NamingSpec {
-  /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use status.podIP. */
+  /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the host part. Pods without it use hostFallback (status.podIP by default). */
   hostnameAnnotation?: string;
-  /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use metadata.name. */
+  /** Annotation whose value is a JSONPath evaluated against the pod; its single match is the name part. Pods without it use basename, or metadata.name when there is none. */
   nodenameAnnotation?: string;
   /** A fixed name part for pods without the nodename annotation (libcluster's kubernetes_node_basename): every such pod is <basename>@<host>. Without it, the pod name. */
   basename?: string;

@@ -20,6 +20,8 @@ export interface Program {
   /** The overview's first line. */
   title: string;
   commands: readonly CommandEntry[];
+  /** What `--version` prints after the name; without it there is no `--version`. */
+  version?: string;
 }
 
 function overview(p: Program): string {
@@ -32,7 +34,7 @@ function overview(p: Program): string {
     'Commands:',
     ...p.commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Run '${p.invoke} <command> --help' for a command's flags.`,
+    `Run '${p.invoke} <command> --help' for a command's flags${p.version ? `; '${p.invoke} --version' prints the version` : ''}.`,
   ].join('\n');
 }
 
@@ -57,6 +59,10 @@ async function dispatch(p: Program, argv: string[], io: CommandContext): Promise
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(overview(p));
     return name === undefined ? EXIT_USAGE : 0;
+  }
+  if (name === '--version' && p.version !== undefined) {
+    io.out(`${p.name} ${p.version}`);
+    return 0;
   }
   const entry = p.commands.find((c) => c.name === name);
   if (!entry) {

@@ -24,7 +24,7 @@ import {
  * | any other status           | last known                                                | the code          | False / True                      |
  * | no answer                  | last known                                                | TransportError    | False / True                      |
  * | not listed: invalid spec   | last known                                                | unchanged         | False / True (InvalidSpec)        |
- * | not listed: cross-namespace| none (nothing of another namespace is ever published)    | unchanged         | False / True (CrossNamespaceDenied) |
+ * | not listed: cross-namespace| none (nothing of another namespace is ever published)    | dropped (unknown) | False / True (CrossNamespaceDenied) |
  *
  * Only a list that once succeeded is "known"; an unknown list goes out as the status protocol's
  * "unknown" (docs/status-protocol.md §3–4): without a peers array (a failure before any success)

@@ -27,6 +27,12 @@ export interface LeaderElectionOptions {
   namespace: string;
   name: string;
   identity: string;
+  /**
+   * Labels and annotations the holder writes on the Lease (on create and with every renewal), so
+   * that tools find the operator's Lease and see which version leads (`ctopo check`).
+   */
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
@@ -48,7 +54,13 @@ interface LeaseSpec {
 interface Lease {
   apiVersion: 'coordination.k8s.io/v1';
   kind: 'Lease';
-  metadata: { name: string; namespace: string; resourceVersion?: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: LeaseSpec;
 }
 
@@ -148,7 +160,7 @@ export class LeaderElector {
           body: {
             apiVersion: 'coordination.k8s.io/v1',
             kind: 'Lease',
-            metadata: { name: this.opts.name, namespace: this.opts.namespace },
+            metadata: { name: this.opts.name, namespace: this.opts.namespace, ...this.marks() },
             spec: mine,
           },
           timeoutMs: this.retryPeriodMs * 2,
@@ -179,7 +191,7 @@ export class LeaderElector {
     };
     try {
       const updated = await this.kube.request<Lease>('PUT', this.path, {
-        body: { ...lease, spec },
+        body: { ...lease, metadata: { ...lease.metadata, ...this.marks(lease.metadata) }, spec },
         timeoutMs: this.retryPeriodMs * 2,
       });
       this.observed = { record: JSON.stringify(updated.spec ?? {}), at: Date.now(), lease: updated };
@@ -190,6 +202,15 @@ export class LeaderElector {
       this.trouble(`writing it failed: ${describe(e)}`);
       return false;
     }
+  }
+
+  /** This holder's labels and annotations over those the Lease has. */
+  private marks(has?: Lease['metadata']): Pick<Lease['metadata'], 'labels' | 'annotations'> {
+    const { labels, annotations } = this.opts;
+    return {
+      ...(labels || has?.labels ? { labels: { ...has?.labels, ...labels } } : {}),
+      ...(annotations || has?.annotations ? { annotations: { ...has?.annotations, ...annotations } } : {}),
+    };
   }
 
   /** Stops campaigning; a leader gives the lease up so a successor takes over at once. */

@@ -6,6 +6,8 @@ import { TopologyController, type ControllerParts } from '../controller/controll
 
 export type { ControllerParts };
 import { LeaderElector } from '../kube/leader-election.js';
+import { OPERATOR_LEASE_LABELS, OPERATOR_VERSION_ANNOTATION } from '../api/operator-lease.js';
+import { PACKAGE_VERSION } from '../config/version.js';
 import { startHttpServer } from '../observability/http.js';
 import { createLogger, type Log } from '../observability/logger.js';
 import { operatorMetrics, type OperatorMetrics } from '../observability/operator-metrics.js';
@@ -73,6 +75,8 @@ export async function runOperator(
         namespace: config.leaseNamespace ?? kube.namespace,
         name: config.leaseName,
         identity: config.identity ?? defaultIdentity(),
+        labels: { ...OPERATOR_LEASE_LABELS },
+        annotations: { [OPERATOR_VERSION_ANNOTATION]: PACKAGE_VERSION },
         leaseDurationMs: parseDuration(config.leaseDuration),
         renewDeadlineMs: parseDuration(config.renewDeadline),
         retryPeriodMs: parseDuration(config.retryPeriod),
@@ -104,6 +108,7 @@ export async function runOperator(
   });
   const port = (server.address() as AddressInfo).port;
   log('info', 'operator started', {
+    version: PACKAGE_VERSION,
     port,
     leaderElection: config.leaderElect,
     namespaces: config.namespaces,

@@ -121,6 +121,7 @@ describe('helm lint and helm template', () => {
     const objs = await renderChart('ct', 'ctopo-system');
     expect(find(objs, 'ClusterRoleBinding').map((o) => o.metadata.name)).toEqual([
       'ct-cluster-topology-nodes',
+      'ct-cluster-topology-check',
     ]);
     const [op] = find(objs, 'Role', 'ct-cluster-topology-operator', 'ctopo-system');
     expect(grants(rules(op!))).toEqual(
@@ -204,6 +205,7 @@ describe('helm lint and helm template', () => {
     );
     expect(find(objs, 'ClusterRoleBinding').map((o) => o.metadata.name)).toEqual([
       'ct-cluster-topology-operator',
+      'ct-cluster-topology-check',
     ]);
     expect(grants(rules(find(objs, 'ClusterRole', 'ct-cluster-topology-operator')[0]!))).toEqual(
       expect.arrayContaining([
@@ -212,7 +214,8 @@ describe('helm lint and helm template', () => {
         'cluster.netzlive.io/clustertopologies:watch',
       ]),
     );
-    expect(find(objs, 'Role')).toHaveLength(0);
+    // No Role for the operator (the helm test's read-only Role stays).
+    expect(find(objs, 'Role').map((o) => o.metadata.name)).toEqual(['ct-cluster-topology-check']);
     expect(find(objs, 'PodDisruptionBudget')).toHaveLength(0);
   });
 
@@ -227,6 +230,37 @@ describe('helm lint and helm template', () => {
       metadata: { labels: { release: 'prom' } },
       spec: { endpoints: [{ port: 'http-metrics', path: '/metrics' }] },
     });
+  });
+
+  it('helm test: a hook pod runs ctopo check against the release, with a ServiceAccount that may only read; test.enabled=false leaves it all out', async () => {
+    const objs = await renderChart('ct', 'ctopo-system');
+    const [pod] = find(objs, 'Pod', 'ct-cluster-topology-check', 'ctopo-system');
+    const meta = pod!.metadata as { annotations?: Record<string, string> };
+    expect(meta.annotations).toMatchObject({
+      'helm.sh/hook': 'test',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    const spec = pod as unknown as {
+      spec: { serviceAccountName: string; containers: { image: string; args: string[] }[] };
+    };
+    expect(spec.spec.serviceAccountName).toBe('ct-cluster-topology-check');
+    expect(spec.spec.containers[0]).toMatchObject({
+      image: 'ghcr.io/netzlive/cluster-topology:0.1.0',
+      args: ['check', '--operator-namespace=ctopo-system', '--wait=2m'],
+    });
+    const [cr] = find(objs, 'ClusterRole', 'ct-cluster-topology-check');
+    const [role] = find(objs, 'Role', 'ct-cluster-topology-check', 'ctopo-system');
+    expect([...grants(rules(cr!)), ...grants(rules(role!))].sort()).toEqual(
+      [
+        'apiextensions.k8s.io/customresourcedefinitions:get[clustertopologies.cluster.netzlive.io]',
+        'apps/deployments:list',
+        'coordination.k8s.io/leases:list',
+        'core/pods:get',
+        'rbac.authorization.k8s.io/clusterroles:list',
+      ].sort(),
+    );
+    const off = await renderChart('ct', 'ctopo-system', ['test.enabled=false']);
+    expect(off.filter((o) => o.metadata.name === 'ct-cluster-topology-check')).toEqual([]);
   });
 
   it('the CRDs ship in crds/ (helm template --include-crds)', async () => {
@@ -423,7 +457,12 @@ describe('helm install into the real API server', () => {
       kubeconfig: s.kubeconfig,
     });
     expect(out).toMatch(/STATUS: deployed/);
-    expect(out).toMatch(/kubectl -n \S+ get ctopo/); // NOTES.txt tells what to do next
+    // NOTES.txt tells what to do next: check it, describe a cluster, connect the members.
+    expect(out).toMatch(/kubectl -n \S+ get ctopo/);
+    expect(out).toContain(`helm test ${release} -n ${ns}`);
+    expect(out).toContain(`kubectl ctopo check --operator-namespace ${ns}`);
+    expect(out).toMatch(/the OTP library in your supervision tree/);
+    expect(out).toMatch(/liveness Lease\s+\(get, list and watch on both\)/);
     await kubectlOk(s, [
       'wait',
       '--for=condition=Established',

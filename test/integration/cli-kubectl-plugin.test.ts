@@ -64,6 +64,14 @@ describe('kubectl ctopo (kubectl plugin)', () => {
     expect(help.stdout).toContain('kubectl ctopo explain');
   });
 
+  it('kubectl ctopo check reads the cluster and passes its exit status through', async () => {
+    const r = await kubectl(['ctopo', 'check', '--kubeconfig', s.kubeconfig, '-o', 'json']);
+    const report = JSON.parse(r.stdout) as { code: number; server: string; checks: { subject: string }[] };
+    expect(report.server).toBe(s.server);
+    expect(report.checks[0]!.subject).toBe('CRD clustertopologies.cluster.netzlive.io');
+    expect(r.code).toBe(report.code);
+  });
+
   it('a bad command line exits 64 through kubectl', async () => {
     const r = await kubectl(['ctopo', 'analyze']);
     expect(r.code).toBe(64);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -7,6 +6,16 @@ import { readState, type ControlPlaneState } from '../../dev/cluster/control-pla
 import { kubectl, kubectlOk } from '../support/cluster.js';
 import { CHART_DIR, EXAMPLES_DIR, helm } from '../support/helm.js';
 import { waitFor } from '../support/wait.js';
+import {
+  beamCommand,
+  erlCall,
+  libraryStart,
+  meshed,
+  meshView as meshViewOf,
+  nodeName,
+  ready,
+  type Pod,
+} from '../support/beam-mesh.js';
 
 /**
  * The chart and BEAM applications on a real node: real pods from the images built here
@@ -20,21 +29,9 @@ const opNs = 'ctopo-system';
 const appNs = 'app';
 const fullname = `${release}-cluster-topology`;
 
-interface Pod {
-  metadata: { name: string; uid: string; deletionTimestamp?: string; labels?: Record<string, string> };
-  status: {
-    phase?: string;
-    podIP?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: { name: string; ready: boolean; restartCount: number }[];
-  };
-}
-
 const json = async <T>(args: string[]) => JSON.parse(await kubectlOk(s, [...args, '-o', 'json'])) as T;
 const pods = async (ns: string, selector: string) =>
   (await json<{ items: Pod[] }>(['-n', ns, 'get', 'pods', '-l', selector])).items;
-const ready = (p: Pod) =>
-  p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 const leaseHolder = async () =>
   (await json<{ spec: { holderIdentity?: string } }>(['-n', opNs, 'get', 'lease', fullname])).spec
     .holderIdentity;
@@ -209,25 +206,6 @@ const viaLibrary = (p: Pod) => p.metadata.labels?.['app.kubernetes.io/name'] ===
 /** Every pod of the topology: those three and the one that joins through the sidecar agent. */
 const members = 'netzlive/pod-type=cluster-service';
 
-/** A bare BEAM as the app container: the node name of rel/multi-replica.env.sh.eex, the cookie. */
-const beamCommand = (...extra: string[]) => [
-  'sh',
-  '-c',
-  'exec erl -name "$POD_NAME@$POD_IP" -setcookie "$RELEASE_COOKIE" -noshell ' +
-    '-kernel inet_dist_listen_min 9100 inet_dist_listen_max 9100 "$@"',
-  'erl',
-  ...extra,
-];
-
-/**
- * The OTP library as an application starts it: a child in a supervision tree (here the kernel's,
- * as this BEAM has no application of its own). In a pod it takes the namespace, the API address,
- * the token and the CA from the pod; the image holds the library in /opt/cluster_topology/ebin.
- */
-const libraryStart =
-  '{ok, _} = application:ensure_all_started(cluster_topology), ' +
-  '{ok, _} = supervisor:start_child(kernel_sup, cluster_topology:child_spec(#{name => <<"web">>})).';
-
 /**
  * The multi-replica example with the images built here and a real BEAM in the app container: its
  * StatefulSet of three joins through the OTP library (the agent container removed, as a user of the
@@ -282,8 +260,6 @@ async function beamWorkload(): Promise<string> {
   return out.map((d) => JSON.stringify(d)).join('\n');
 }
 
-const nodeName = (p: Pod) => `${p.metadata.name}@${p.status.podIP}`;
-
 interface TopologyStatus {
   peers?: { pod: string; uid?: string; nodeName: string; ready?: boolean; terminating?: boolean }[];
   lastResponse?: { code?: string; reason?: string; since?: string };
@@ -311,23 +287,7 @@ async function settledStatus(): Promise<TopologyStatus | undefined> {
 }
 
 /** Each pod's view of the mesh: its node name → the node names its BEAM is connected to. */
-async function meshView(list: Pod[]): Promise<Map<string, string[] | undefined>> {
-  const view = new Map<string, string[] | undefined>();
-  await Promise.all(
-    list.map(async (p) => {
-      try {
-        const out = await erlCall(nodeName(p), COOKIE, 'erlang nodes');
-        view.set(
-          nodeName(p),
-          [...out.matchAll(/'([^']+)'/g)].map((m) => m[1]!),
-        );
-      } catch {
-        view.set(nodeName(p), undefined);
-      }
-    }),
-  );
-  return view;
-}
+const meshView = (list: Pod[]) => meshViewOf(list, COOKIE);
 
 /** What the OTP library in a pod reports (cluster_topology:state/0), read through erl_call. */
 async function clientReport(p: Pod): Promise<string> {
@@ -340,8 +300,6 @@ async function clientReport(p: Pod): Promise<string> {
 describe('BEAM pods on a real node: three through the OTP library, one through the sidecar agent', () => {
   const isLive = (p: Pod) => !p.metadata.deletionTimestamp && ready(p) && !!p.status.podIP;
   const live = async () => (await pods(appNs, members)).filter(isLive);
-  const meshed = (l: Pod[], view: Map<string, string[] | undefined>) =>
-    l.every((p) => l.every((q) => p === q || view.get(nodeName(p))?.includes(nodeName(q))));
 
   beforeAll(async () => {
     await kubectlOk(s, ['apply', '-f', '-'], { input: await beamWorkload() });
@@ -533,33 +491,3 @@ describe('the operator in-cluster loses its permission to list pods', () => {
     expect(st.peers).toHaveLength(4);
   }, 240_000);
 });
-
-/**
- * erl_call from this machine to a pod's BEAM node (the host reaches pod IPs through the node's
- * link): `apply` runs `Module Function [Args]`, `eval` evaluates Erlang expressions.
- */
-function erlCall(
-  node: string,
-  cookie: string,
-  call: string,
-  how: 'apply' | 'eval' = 'apply',
-): Promise<string> {
-  return new Promise((ok, fail) => {
-    const child = execFile(
-      'erl_call',
-      [
-        '-name',
-        `probe${process.pid}@10.87.0.1`,
-        '-c',
-        cookie,
-        '-n',
-        node,
-        ...(how === 'apply' ? ['-a', call] : ['-e']),
-      ],
-      { timeout: 10_000 },
-      (err, stdout) => (err ? fail(err) : ok(stdout.trim())),
-    );
-    if (how === 'eval') child.stdin!.end(call);
-    else child.stdin!.end();
-  });
-}

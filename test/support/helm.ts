@@ -24,7 +24,10 @@ export function helmBinary(): Promise<string> {
 }
 
 /** Runs helm with its cache/config/data in a directory of the run's own (never ~/.config/helm). Never throws on exit code. */
-export async function helm(args: string[], opts: { kubeconfig?: string } = {}): Promise<RunResult> {
+export async function helm(
+  args: string[],
+  opts: { kubeconfig?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   const bin = await helmBinary();
   helmHome ??= mkdtemp(join(tmpdir(), 'ctopo-helm-'));
   const home = await helmHome;
@@ -40,14 +43,17 @@ export async function helm(args: string[], opts: { kubeconfig?: string } = {}): 
     execFile(
       bin,
       [...args, ...(opts.kubeconfig ? ['--kubeconfig', opts.kubeconfig] : [])],
-      { env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      { env, timeout: opts.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) =>
         ok({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
     ),
   );
 }
 
-export async function helmOk(args: string[], opts: { kubeconfig?: string } = {}): Promise<string> {
+export async function helmOk(
+  args: string[],
+  opts: { kubeconfig?: string; timeoutMs?: number } = {},
+): Promise<string> {
   const r = await helm(args, opts);
   if (r.code !== 0) throw new Error(`helm ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return r.stdout;

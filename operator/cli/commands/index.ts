@@ -34,6 +34,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./explain.js')).explainCommand,
   },
   {
+    name: 'check',
+    summary: 'is it installed and working: CRDs, the operator leading, the reader role, a topology',
+    load: async () => (await import('./check.js')).checkCommand,
+  },
+  {
     name: 'mesh',
     summary: "who is connected to whom, by the members' own reports: a members × members matrix",
     load: async () => (await import('./mesh.js')).meshCommand,

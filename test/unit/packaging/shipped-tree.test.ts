@@ -89,7 +89,9 @@ describe('the shipped tree holds what runs', () => {
     expect(seen.at(-1)).toBe(
       JSON.stringify({
         code: 64,
-        lines: ["ctopo: unknown command 'demo'. Commands: operator, agent, resolve, analyze, explain, mesh."],
+        lines: [
+          "ctopo: unknown command 'demo'. Commands: operator, agent, resolve, analyze, explain, check, mesh.",
+        ],
       }),
     );
   });
