@@ -287,9 +287,11 @@ describe('a status write when the object moved since the last write', () => {
     await op?.stop();
   });
 
-  it('is refused as a patch of what changed (409) and lands as a merge patch', async () => {
-    const conflicts = await op.metricSum('ctopo_api_responses_total', { verb: 'PATCH', code: '409' });
+  it('lands: from the resourceVersion the cache saw, or as a merge patch after a 409', async () => {
     // Someone else changes the object (a label): its resourceVersion moves, its status does not.
+    // Whether the operator's cache has seen the label before the pod change is written is a race:
+    // the JSON Patch from the cached resourceVersion is taken, or refused (409, the applier tests
+    // below) and sent as a merge patch. Either way the change lands.
     await kubectlOk(s, ['-n', ns, 'label', 'ctopo', 'web', 'team=blue']);
     await setPodStatus(s, ns, 'web-1', { ip: '10.44.0.9', ready: true });
     await waitFor(
@@ -297,9 +299,7 @@ describe('a status write when the object moved since the last write', () => {
       async () => names(await topologyStatus(s, ns, 'web')).join() === 'web-0@10.44.0.1,web-1@10.44.0.9',
       30_000,
     );
-    expect(await op.metricSum('ctopo_api_responses_total', { verb: 'PATCH', code: '409' })).toBeGreaterThan(
-      conflicts,
-    );
+    expect((await topologyStatus(s, ns, 'web'))?.peerCount).toBe(2);
   });
 });
 
