@@ -1,5 +1,5 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import type { Kube } from '../kube/client.js';
+import { ApiError, type Kube } from '../kube/client.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import type { ListWatchOptions } from '../kube/list-watch.js';
 import { WorkQueue, type ReconcileOutcome } from '../kube/work-queue.js';
@@ -12,8 +12,10 @@ import { planReconcile, type ReconcilePlan } from './plan.js';
 import type { PodSources, PodSourcesFactory, PodSourceView } from './pod-source.js';
 import { SharedPodSources } from './shared-pod-sources.js';
 import { notReady } from './readiness.js';
-import { TopologyCache } from './topology-cache.js';
+import { TopologyCache, type CachedTopology } from './topology-cache.js';
 import type { TopologyObject } from '../protocol/read.js';
+import { topologyPath } from '../kube/paths.js';
+import { statusDigest } from '../protocol/publish.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
 import { MemberReportCache } from './member-reports.js';
@@ -70,17 +72,23 @@ export const WRITE_WINDOW_MS = 250;
  */
 interface Served {
   written?: ClusterTopologyStatus;
+  /** statusDigest(written): the object holds what this process wrote while its digest is this. */
+  writtenDigest?: string;
   unwritten?: ClusterTopologyStatus;
   /** When the last status write began (ms since the epoch), and how many this process made. */
   writtenAt?: number;
   writes?: number;
-  /** The object's resourceVersion after that write ('' if the API server did not say). */
-  rv?: string;
   /**
    * What the last computed status was computed from, when nothing was written: a poll that
    * brings nothing new (same pods, Nodes, topology and answer) is not computed again.
    */
   inputs?: string;
+}
+
+/** What the object's status holds (undefined: no status), and at which resourceVersion it was seen. */
+interface Observed {
+  status: ClusterTopologyStatus | undefined;
+  resourceVersion: string | undefined;
 }
 
 export class TopologyController {
@@ -100,7 +108,7 @@ export class TopologyController {
   private readonly meshLooks = new Map<string, number>();
 
   constructor(
-    kube: Kube,
+    private readonly kube: Kube,
     private readonly config: ControllerConfig,
     private readonly metrics: OperatorMetrics,
     private readonly log: Log,
@@ -253,6 +261,36 @@ export class TopologyController {
     }
   }
 
+  /**
+   * What the object's status holds now, for the write decision: the cache's copy until this
+   * process has written it; then its own write, as long as the cache's digest says the object
+   * holds it. Otherwise someone else wrote the status (or the cache has not seen this process's
+   * last write yet), and it is read afresh. With it, the resourceVersion at which the object held
+   * it: a JSON Patch from it carries it as its precondition. Undefined: the topology is gone.
+   */
+  private async observedStatus(topology: CachedTopology, served: Served): Promise<Observed | undefined> {
+    const { resourceVersion } = topology.metadata;
+    if (!served.written) return { status: topology.status, resourceVersion };
+    const cached = topology.statusDigest ?? statusDigest(topology.status);
+    if (cached === served.writtenDigest) return { status: served.written, resourceVersion };
+    const { namespace = '', name } = topology.metadata;
+    this.log('debug', 'reading the status again: the cache holds another than the one written', {
+      key: `${namespace}/${name}`,
+    });
+    try {
+      // The object (get is the operator's; get on the status subresource is not).
+      const fresh = await this.kube.request<TopologyObject>('GET', topologyPath(namespace, name));
+      if (statusDigest(fresh.status) !== served.writtenDigest)
+        this.log('info', 'the status holds what this operator did not write; it is written again', {
+          key: `${namespace}/${name}`,
+        });
+      return { status: fresh.status, resourceVersion: fresh.metadata.resourceVersion };
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 404) return undefined;
+      throw e;
+    }
+  }
+
   private async reconcile(key: string): Promise<ReconcileOutcome> {
     if (!this.running) return { kind: 'Done' };
     const slash = key.indexOf('/');
@@ -281,18 +319,24 @@ export class TopologyController {
       ? undefined
       : `${inputsOf(topology, admission.ok, source, this.nodes?.version ?? 0, served.writes ?? 0)}|${this.meshLooks.get(key) ?? 0}`;
     if (inputs === undefined || inputs !== served.inputs) {
-      const plan = this.plan(key, topology, admission, source, served);
+      const observed = await this.observedStatus(topology, served);
+      if (!observed) return { kind: 'Done' }; // deleted meanwhile
+      const plan = this.plan(key, topology, admission, source, served, observed);
       const write = plan.write;
       if (write) {
         served.unwritten = write.status; // until the write succeeds
         served.writtenAt = Date.now();
         served.inputs = undefined;
-        // The plan starts from the status this process wrote last, else from the object as seen.
-        const basedOn = served.written ? served.rv : topology.metadata.resourceVersion;
-        const rv = await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, write, basedOn);
+        // The patch starts from what the object held at this resourceVersion: the API server
+        // refuses it (409) if the object moved since, and the applier sends a merge patch instead.
+        const rv = await this.applier.apply(
+          { namespace, name, uid: topology.metadata.uid },
+          write,
+          observed.resourceVersion,
+        );
         if (rv === undefined) return { kind: 'Done' }; // deleted meanwhile
         served.written = write.status;
-        served.rv = rv;
+        served.writtenDigest = statusDigest(write.status);
         served.writes = (served.writes ?? 0) + 1;
         if (plan.meshChanged) this.mesh.written(key);
       } else served.inputs = inputs;
@@ -317,12 +361,14 @@ export class TopologyController {
     admission: Admission,
     source: PodSourceView,
     served: Served,
+    observed: Observed,
   ): ReconcilePlan {
     const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
     return planReconcile({
       generation: topology.metadata.generation ?? 0,
       namespace,
       previous: served.written ?? topology.status,
+      observed: { status: observed.status },
       ...(served.unwritten ? { unwritten: served.unwritten } : {}),
       admission,
       poll: source.poll,
