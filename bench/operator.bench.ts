@@ -39,6 +39,7 @@ import { waitFor as waitUntil } from '../test/support/wait.js';
 import type { Section } from './report.js';
 import { measureWindows, serverCpuPerMinute, type Window } from './windows.js';
 import { measureWriteCost, type WriteCost } from './status-write-cost.js';
+import { WRITE_WINDOW_MS } from '../operator/controller/controller.js';
 import { measureFootprint, type Footprint } from './footprint.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
@@ -201,7 +202,8 @@ async function measureConvergence(
     const r = await oneChange(c, watch, (k * 7919 + 17) % n);
     if (r === undefined) out.timeouts++;
     else out.spaced.push(r.ms);
-    await sleep(100 + Math.random() * 100);
+    // Spaced past the write window: a change within it is part of a burst (it waits for the window).
+    await sleep(WRITE_WINDOW_MS + 100 + Math.random() * 100);
   }
   const [apiAfter, opAfter] = [await c.metrics(), await operatorMetrics(op)];
   const ctStatus = { resource: 'clustertopologies', subresource: 'status', verb: 'PATCH' };

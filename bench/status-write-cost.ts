@@ -48,6 +48,14 @@ export const WRITE_VARIANTS: WriteVariant[] = [
     patch: 'json',
     metadataAnswer: true,
   },
+  {
+    // docs/design/peer-slices.md: what writing one slice of 100 peers would cost.
+    name: 'a peer slice (design): 100 peers, reader fields only, JSON Patch of the one peer, metadata back',
+    peers: 100,
+    light: true,
+    patch: 'json',
+    metadataAnswer: true,
+  },
 ];
 
 export interface WriteCost {
