@@ -21,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { formatFigure, type Figure } from './figure.js';
-import { CT_GROUP_PATH, startBenchCluster, type BenchCluster } from './bench-cluster.js';
+import { CT_GROUP_PATH, startBenchCluster, startBenchOperator, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runCleanups } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { BENCH_SELECTOR, ipFor, podManifest, podName, podStatus } from './pods.js';
@@ -40,7 +40,7 @@ import {
   REPORT_RENEW_MS,
   type ReportHistory,
 } from '../operator/protocol/report-plan.js';
-import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
+import type { CtopoProcess } from '../test/support/operator-process.js';
 
 const env = (k: string, d: number) => (process.env[k] !== undefined ? Number(process.env[k]) : d);
 const MEMBERS = env('BENCH_MESH_MEMBERS', 1000);
@@ -157,26 +157,6 @@ async function write(
   const w = await writeMemberReport(c.kube, report, FIELD_MANAGER);
   if (w.outcome !== 'ok') log(`a report write failed: ${String((w.error as Error)?.message ?? w.error)}`);
   return w.outcome;
-}
-
-async function startOperatorProcess(
-  c: BenchCluster,
-): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
-  const op = startOperator(c.state.kubeconfig, [
-    '--namespaces',
-    c.namespace,
-    '--no-leader-elect',
-    '--log-level',
-    'warn',
-  ]);
-  const stop = onCleanup('operator process', async () => void (await op.stop()));
-  try {
-    await op.port();
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { op, stop };
 }
 
 async function watchTopology(c: BenchCluster, name: string): Promise<TopologyWatch> {
@@ -577,7 +557,7 @@ export async function runMesh(): Promise<Figure[]> {
   await c.growPods(MEMBERS, 24, log);
   await createTopology(c, BIG, BENCH_SELECTOR);
   const watch = await watchTopology(c, BIG);
-  const { op, stop } = await startOperatorProcess(c);
+  const { op, stop } = await startBenchOperator(c, ['--log-level', 'warn']);
   try {
     await watch
       .reach((s) => s.peerCount === MEMBERS, 300_000, `${MEMBERS} peers`)

@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { formatFigure, type Figure } from './figure.js';
-import { startBenchCluster, CT_GROUP_PATH, type BenchCluster } from './bench-cluster.js';
+import { startBenchCluster, startBenchOperator, CT_GROUP_PATH, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runCleanups } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { ipFor, podName, BENCH_SELECTOR } from './pods.js';
@@ -41,7 +41,7 @@ import {
 import { parsePrometheusText, sumWhere, type Sample } from './prometheus.js';
 import { formatBytes, percentile, perMinute, summarize } from './stats.js';
 import { MemorySampler, nodeFlagsOf, processCpuSeconds, processMemory, type Memory } from './proc.js';
-import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
+import type { CtopoProcess } from '../test/support/operator-process.js';
 import type { Section } from './report.js';
 import { measureFootprint, type Footprint } from './footprint.js';
 
@@ -298,24 +298,6 @@ async function measurePollers(
   }
 }
 
-async function startOperatorProcess(
-  c: BenchCluster,
-): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
-  const op = startOperator(
-    c.state.kubeconfig,
-    ['--namespaces', c.namespace, '--no-leader-elect'],
-    RUNTIME_FLAGS !== undefined ? { CTOPO_RUNTIME_FLAGS: RUNTIME_FLAGS } : {},
-  );
-  const stop = onCleanup('operator process', async () => void (await op.stop()));
-  try {
-    await op.port();
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { op, stop };
-}
-
 /**
  * A watch on the bench's ClusterTopology, then an operator process; `t0` is taken between the
  * two, so a time from t0 includes the operator's start. `stop` ends both.
@@ -331,7 +313,11 @@ async function watchedOperator(c: BenchCluster): Promise<{
   await watch.start();
   const t0 = performance.now();
   try {
-    const { op, stop: stopOperator } = await startOperatorProcess(c);
+    const { op, stop: stopOperator } = await startBenchOperator(
+      c,
+      [],
+      RUNTIME_FLAGS !== undefined ? { CTOPO_RUNTIME_FLAGS: RUNTIME_FLAGS } : {},
+    );
     return {
       watch,
       op,
