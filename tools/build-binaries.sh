@@ -4,7 +4,7 @@
 # each under ${CTOPO_CACHE_DIR:-~/.cache/cluster-topology}/<tool>-<version>/. A cached binary is
 # never rebuilt. Binaries are never written into the repository.
 #
-#   tools/build-binaries.sh [kube] [etcd] [helm] [node] [containerd] [oldest]   # default: kube etcd helm
+#   tools/build-binaries.sh [kube] [etcd] [helm] [controller-manager] [node] [containerd] [oldest]   # default: kube etcd helm
 #
 # `node` builds what the real node of `npm run dev-cluster -- up --node` runs beside the API server:
 # kubelet, kube-proxy, kube-controller-manager and kube-scheduler (same module as kube-apiserver);
@@ -87,6 +87,8 @@ for t in "${targets[@]}"; do
     kube)
       build kube "$KUBE_DIR/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
       build kube "$KUBE_DIR/kubectl" k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)" ;;
+    controller-manager)   # alone: the garbage collector of a test control plane
+      build kube "$KUBE_DIR/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager "$(kube_ldflags)" ;;
     node)
       for c in kubelet kube-proxy kube-controller-manager kube-scheduler; do
         build kube "$KUBE_DIR/$c" "k8s.io/kubernetes/cmd/$c" "$(kube_ldflags)"
@@ -106,7 +108,7 @@ for t in "${targets[@]}"; do
       ln -sfn "$od/kubectl" "$OLDEST_DIR/kubectl"
       ln -sfn "$oe/etcd" "$OLDEST_DIR/etcd" ;;
     helm) build helm "$HELM_DIR/helm" helm.sh/helm/v3/cmd/helm "$(helm_ldflags)" ;;
-    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, node, containerd, oldest)" >&2; exit 64 ;;
+    *) echo "build-binaries: unknown target '$t' (kube, etcd, helm, controller-manager, node, containerd, oldest)" >&2; exit 64 ;;
   esac
 done
 print_dirs

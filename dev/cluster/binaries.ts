@@ -86,3 +86,14 @@ export async function ensureBinaries(
     ...(opts.withHelm ? { helm: join(dirs.HELM_DIR!, 'helm') } : {}),
   };
 }
+
+/**
+ * kube-controller-manager (cached beside kube-apiserver; built alone when missing): the tests run
+ * its garbage collector against a test control plane, which has no controllers of its own.
+ */
+export async function ensureControllerManager(log: (line: string) => void): Promise<string> {
+  const dirs = await runBuild(['--print-dirs'], log);
+  const binary = join(dirs.KUBE_DIR!, 'kube-controller-manager');
+  if (!(await executable(binary))) await runBuild(['controller-manager'], log);
+  return binary;
+}

@@ -5,7 +5,7 @@ import { buildScript, ensureBinaries, type Binaries } from './binaries.js';
 import { createPki, mintClient, type Pki } from './pki.js';
 import { writeKubeconfig, type Credentials } from './kubeconfig.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, isOurs, portFree, startDetached, stopProcess, tail } from './processes.js';
+import { freePorts, isOurs, startDetached, stopProcess, tail } from './processes.js';
 import {
   NODE_LINK_HOST_IP,
   NODE_NAME,
@@ -165,7 +165,7 @@ async function waitEtcd(s: ControlPlaneState, timeoutMs: number): Promise<void> 
       /* not yet */
     }
     if (!(await isOurs(s.etcd.pid, s.binaries.etcd)))
-      throw new Error(`etcd exited during start:\n${await tail(join(s.dir, 'etcd.log'))}`);
+      throw new ExitedDuringStart(`etcd exited during start:\n${await tail(join(s.dir, 'etcd.log'))}`);
     await sleep(100);
   }
   throw new Error(`etcd not healthy after ${timeoutMs / 1000}s; see ${join(s.dir, 'etcd.log')}`);
@@ -184,7 +184,9 @@ async function waitApiserver(s: ControlPlaneState, timeoutMs: number): Promise<v
       /* not yet */
     }
     if (!(await isOurs(s.apiserver.pid, s.binaries.kubeApiserver)))
-      throw new Error(`kube-apiserver exited during start:\n${await tail(join(s.dir, 'apiserver.log'))}`);
+      throw new ExitedDuringStart(
+        `kube-apiserver exited during start:\n${await tail(join(s.dir, 'apiserver.log'))}`,
+      );
     await sleep(200);
   }
   throw new Error(`kube-apiserver not ready after ${timeoutMs / 1000}s; see ${join(s.dir, 'apiserver.log')}`);
@@ -199,14 +201,54 @@ export interface StartOptions {
   ipFamily?: IpFamily;
 }
 
-/** Starts etcd and kube-apiserver in `dir` (created if needed); returns once /readyz answers. */
+/** One process of a dev cluster, as `up`, `status` and `down` find it. */
+export interface Component {
+  name: 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
+  pid: number;
+  binary: string;
+}
+
+/** The processes a state records (a pid of 0 was never started). */
+export function componentsOf(s: ControlPlaneState): Component[] {
+  const out: Component[] = [
+    { name: 'etcd', pid: s.etcd.pid, binary: s.binaries.etcd },
+    { name: 'kube-apiserver', pid: s.apiserver.pid, binary: s.binaries.kubeApiserver },
+  ];
+  if (s.node) {
+    const kube = s.node.dirs.KUBE_DIR;
+    out.push(
+      {
+        name: 'kube-controller-manager',
+        pid: s.node.controllerManagerPid,
+        binary: join(kube, 'kube-controller-manager'),
+      },
+      { name: 'kube-scheduler', pid: s.node.schedulerPid, binary: join(kube, 'kube-scheduler') },
+    );
+  }
+  return out;
+}
+
+/** Each recorded process and whether it runs now. */
+export async function componentStates(s: ControlPlaneState): Promise<(Component & { running: boolean })[]> {
+  return Promise.all(
+    componentsOf(s).map(async (c) => ({ ...c, running: c.pid > 0 && (await isOurs(c.pid, c.binary)) })),
+  );
+}
+
+/**
+ * Starts etcd and kube-apiserver in `dir` (created if needed); returns once /readyz answers. On a
+ * directory whose cluster partly runs, it starts what died: a live etcd is kept (the API server is
+ * started against it), and any other process still running from the previous start is stopped
+ * first, so nothing is left behind and nothing holds the etcd data twice.
+ */
 export async function startControlPlane(dirArg: string, opts: StartOptions = {}): Promise<ControlPlaneState> {
   const log = opts.log ?? (() => {});
   const dir = resolve(dirArg);
   const existing = await readState(dir);
-  if (existing && (await isOurs(existing.apiserver.pid, existing.binaries.kubeApiserver)))
+  const before = existing ? await componentStates(existing) : [];
+  if (before.length > 0 && before.every((c) => c.running))
     throw new Error(
-      `a dev cluster already runs from ${dir} (${existing.server}); stop it with: npm run dev-cluster -- down --state ${dir}`,
+      `a dev cluster already runs from ${dir} (${existing!.server}); stop it with: npm run dev-cluster -- down --state ${dir}`,
     );
   const ipFamily = opts.ipFamily ?? existing?.ipFamily ?? 'ipv4';
   if (ipFamily === 'ipv6' && opts.node)
@@ -223,7 +265,14 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   // A stopped cluster starts again with its CA, ports and etcd data, so the kubeconfigs and the
   // clients (operators, agents) that were talking to it reconnect as after any API outage.
   // (Not with a real node: its network namespace and certificates are made anew each time.)
-  const restart = !opts.node && existing && (await pkiIntact(existing.pki)) ? existing : undefined;
+  const restart =
+    !opts.node && existing && !existing.node && (await pkiIntact(existing.pki)) ? existing : undefined;
+  const keptEtcd = restart && before.some((c) => c.name === 'etcd' && c.running) ? restart.etcd : undefined;
+  for (const c of before)
+    if (c.running && !(keptEtcd && c.name === 'etcd')) {
+      log(`stopping the ${c.name} left running by the previous start (pid ${c.pid})`);
+      await stopProcess(c.pid, c.binary);
+    }
   if (opts.node) {
     // A fresh cluster each time: kept etcd data would keep the `kubernetes` Service's target port
     // (the API server does not move it), the old pods and the old service-account tokens.
@@ -240,44 +289,70 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   // The API server's identity towards the kubelet (logs, exec), needed before it starts.
   if (opts.node)
     await mintClient(pki, 'apiserver-kubelet-client', 'kube-apiserver-kubelet-client', ['system:masters']);
-  const [etcdPort, peerPort, apiPort] = [
-    await reusePort(loopback, restart?.etcd.port),
-    await reusePort(loopback, restart?.etcd.peerPort),
-    await reusePort(loopback, restart?.apiserver.port),
-  ];
-  if (restart) {
-    const moved = restart.apiserver.port !== apiPort;
-    log(
-      moved
-        ? `restarting the dev cluster in ${dir} with its CA and data; port ${restart.apiserver.port} is taken, so the API server moves to ${apiPort} (kubeconfigs are rewritten)`
-        : `restarting the dev cluster in ${dir} with its CA, ports and data`,
-    );
-  }
+  // etcd's ports are bound by the kept etcd, so the API server's pick cannot take them.
+  const [etcdPort, peerPort, apiPort] = keptEtcd
+    ? [keptEtcd.port, keptEtcd.peerPort, ...(await freePorts([restart?.apiserver.port], loopback))]
+    : await freePorts([restart?.etcd.port, restart?.etcd.peerPort, restart?.apiserver.port], loopback);
   const s: ControlPlaneState = {
     dir,
-    server: `https://${hostPort(opts.node ? NODE_LINK_HOST_IP : loopback, apiPort)}`,
+    server: '',
     kubeconfig: join(dir, 'kubeconfig'),
     binaries,
     pki,
-    etcd: { pid: 0, port: etcdPort, peerPort },
-    apiserver: { pid: 0, port: apiPort },
+    etcd: { pid: keptEtcd?.pid ?? 0, port: etcdPort!, peerPort: peerPort! },
+    apiserver: { pid: 0, port: apiPort! },
     startedAt: new Date().toISOString(),
     ...(ipFamily === 'ipv6' ? { ipFamily } : {}),
     ...(nodeDirs ? { node: { dirs: nodeDirs, controllerManagerPid: 0, schedulerPid: 0 } } : {}),
   };
-  log(`starting etcd on ${hostPort(loopback, etcdPort)}`);
-  s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
+  const setApiPort = (port: number) => {
+    s.apiserver.port = port;
+    s.server = `https://${hostPort(opts.node ? NODE_LINK_HOST_IP : loopback, port)}`;
+  };
+  setApiPort(apiPort!);
+  if (restart) {
+    const moved = restart.apiserver.port !== apiPort;
+    log(
+      `${keptEtcd ? `etcd still runs (pid ${keptEtcd.pid}), so only kube-apiserver starts: ` : ''}` +
+        (moved
+          ? `restarting the dev cluster in ${dir} with its CA and data; port ${restart.apiserver.port} is taken, so the API server moves to ${apiPort} (kubeconfigs are rewritten)`
+          : `restarting the dev cluster in ${dir} with its CA, ports and data`),
+    );
+  }
   await saveState(s);
   try {
-    await waitEtcd(s, 30_000);
-    log(`starting kube-apiserver on ${s.server}`);
-    s.apiserver.pid = await startDetached(
-      binaries.kubeApiserver,
-      apiserverArgs(s),
-      join(dir, 'apiserver.log'),
+    if (!keptEtcd)
+      await startOnFreePorts(
+        'etcd',
+        log,
+        async () => {
+          log(`starting etcd on ${hostPort(loopback, s.etcd.port)}`);
+          s.etcd.pid = await startDetached(binaries.etcd, etcdArgs(s), join(dir, 'etcd.log'));
+          await saveState(s);
+          await waitEtcd(s, 30_000);
+        },
+        async () => {
+          // The API server's port is not bound yet: picked again with etcd's, so all three differ.
+          const [port, peer, api] = await freePorts([undefined, undefined, s.apiserver.port], loopback);
+          Object.assign(s.etcd, { port: port!, peerPort: peer! });
+          setApiPort(api!);
+        },
+      );
+    await startOnFreePorts(
+      'kube-apiserver',
+      log,
+      async () => {
+        log(`starting kube-apiserver on ${s.server}`);
+        s.apiserver.pid = await startDetached(
+          binaries.kubeApiserver,
+          apiserverArgs(s),
+          join(dir, 'apiserver.log'),
+        );
+        await saveState(s);
+        await waitApiserver(s, opts.timeoutMs ?? 90_000);
+      },
+      async () => setApiPort((await freePorts([undefined], loopback))[0]!),
     );
-    await saveState(s);
-    await waitApiserver(s, opts.timeoutMs ?? 90_000);
     if (s.node) await startNodeParts(s, log);
   } catch (e) {
     await stopControlPlane(dir);
@@ -291,6 +366,31 @@ export async function startControlPlane(dirArg: string, opts: StartOptions = {})
   log(`control plane ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   return s;
 }
+
+/**
+ * Runs `start` until the server stays up: when it exits because its port was taken between the
+ * pick and its bind (by another process on the machine), `repick` chooses new ports. Three tries.
+ */
+async function startOnFreePorts(
+  what: string,
+  log: (line: string) => void,
+  start: () => Promise<void>,
+  repick: () => Promise<void>,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof ExitedDuringStart) || !/address already in use/.test(e.message))
+        throw e;
+      log(`${what}'s port was taken before it could listen; picking again`);
+      await repick();
+    }
+  }
+}
+
+/** A server that exited while it started; the message ends with its log's last lines. */
+class ExitedDuringStart extends Error {}
 
 const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -307,14 +407,15 @@ async function startNodeParts(s: ControlPlaneState, log: (line: string) => void)
   const node = s.node!;
   await writeNodeCredentials(s.dir, s.server, s.pki);
   log('starting kube-controller-manager and kube-scheduler');
+  const [cmPort, schedulerPort] = await freePorts([undefined, undefined]);
   node.controllerManagerPid = await startDetached(
     join(node.dirs.KUBE_DIR, 'kube-controller-manager'),
-    controllerManagerArgs(s.dir, s.pki, await freePort()),
+    controllerManagerArgs(s.dir, s.pki, cmPort!),
     join(s.dir, 'controller-manager.log'),
   );
   node.schedulerPid = await startDetached(
     join(node.dirs.KUBE_DIR, 'kube-scheduler'),
-    schedulerArgs(s.dir, await freePort()),
+    schedulerArgs(s.dir, schedulerPort!),
     join(s.dir, 'scheduler.log'),
   );
   await saveState(s);
@@ -374,12 +475,6 @@ async function pkiIntact(pki: Pki): Promise<boolean> {
   }
 }
 
-/** The port a previous run used if it is free again, else a new free one. */
-async function reusePort(host: string, port: number | undefined): Promise<number> {
-  if (port !== undefined && (await portFree(port, host))) return port;
-  return freePort(host);
-}
-
 /** Stops everything `up` started (the node first). The state directory stays for inspection. */
 export async function stopControlPlane(
   dir: string,
@@ -387,15 +482,9 @@ export async function stopControlPlane(
 ): Promise<boolean> {
   const s = await readState(dir);
   if (!s) return false;
-  if (s.node) {
-    await nodeDown(s.dir, log);
-    const kube = s.node.dirs.KUBE_DIR;
-    if (s.node.schedulerPid) await stopProcess(s.node.schedulerPid, join(kube, 'kube-scheduler'));
-    if (s.node.controllerManagerPid)
-      await stopProcess(s.node.controllerManagerPid, join(kube, 'kube-controller-manager'));
-  }
-  if (s.apiserver.pid) await stopProcess(s.apiserver.pid, s.binaries.kubeApiserver);
-  if (s.etcd.pid) await stopProcess(s.etcd.pid, s.binaries.etcd);
+  if (s.node) await nodeDown(s.dir, log);
+  // The controllers first, etcd last.
+  for (const c of componentsOf(s).reverse()) if (c.pid) await stopProcess(c.pid, c.binary);
   return true;
 }
 

@@ -1,30 +1,50 @@
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A free TCP port on `host` (a loopback address), found by binding port 0 and letting it go. */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((ok, fail) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', fail);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? ok(addr.port) : fail(new Error('no port'))));
-    });
-  });
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return (await freePorts([undefined], host))[0]!;
 }
 
-/** Whether `port` can be listened on at `host` right now. */
-export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+/**
+ * Distinct free TCP ports on `host`, one per entry: the entry's own port when it is free and not
+ * already chosen, else one the kernel picks. Every port stays bound until all are chosen, so no
+ * two picks can return the same port (separate picks can: a port reused from a previous run is
+ * not bound while the next one is picked, and a state that once recorded two equal ports kept
+ * them on every restart).
+ */
+export async function freePorts(
+  preferred: readonly (number | undefined)[],
+  host = '127.0.0.1',
+): Promise<number[]> {
+  const held: Server[] = [];
+  try {
+    for (const want of preferred) {
+      const chosen = held.map(portOf);
+      const srv =
+        (want !== undefined && !chosen.includes(want) ? await bound(want, host) : undefined) ??
+        (await bound(0, host));
+      if (!srv) throw new Error(`no free port on ${host}`);
+      held.push(srv);
+    }
+    return held.map(portOf);
+  } finally {
+    await Promise.all(held.map((srv) => new Promise((ok) => srv.close(ok))));
+  }
+}
+
+function bound(port: number, host: string): Promise<Server | undefined> {
   return new Promise((ok) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', () => ok(false));
-    srv.listen(port, host, () => srv.close(() => ok(true)));
+    srv.once('error', () => ok(undefined));
+    srv.listen(port, host, () => ok(srv));
   });
 }
+
+const portOf = (srv: Server) => (srv.address() as AddressInfo).port;
 
 /**
  * Starts a long-running server detached from this process (so `dev-cluster up` can return),

@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import { UsageError, type Command } from '../../operator/cli/command.js';
-import { kubeconfigFor, readState, startControlPlane, stopControlPlane } from '../cluster/control-plane.js';
+import {
+  componentStates,
+  kubeconfigFor,
+  readState,
+  startControlPlane,
+  stopControlPlane,
+} from '../cluster/control-plane.js';
 import { isOurs } from '../cluster/processes.js';
 import { installCrd } from '../cluster/crd.js';
 import { execFile } from 'node:child_process';
@@ -19,9 +25,11 @@ export const devClusterCommand: Command = {
           installs the project's CRDs, and writes DIR/kubeconfig (admin) and DIR/kubectl
           (kubectl already pointed at it). \`up\` on a stopped DIR starts the same cluster again:
           same CA, same ports (when free) and the same etcd data, so running operators and
-          agents reconnect as after any API outage.
+          agents reconnect as after any API outage. On a DIR where only some processes still
+          run (the API server died), \`up\` starts the rest beside them.
   down    stops both processes; the state directory stays (delete it yourself when done).
-  status  says whether the control plane in DIR runs.
+  status  says whether the control plane in DIR runs, and which of its processes run when
+          only some do; exit 0 only when all run.
   kubeconfig
           writes FILE: a kubeconfig for the running dev cluster that authenticates as the
           service account (a token from the TokenRequest API, valid 24 h), so an agent or an
@@ -94,9 +102,23 @@ you set yourself.`,
       }
       case 'status': {
         const s = await readState(dir);
-        const up = s ? await isOurs(s.apiserver.pid, s.binaries.kubeApiserver) : false;
-        io.out(up && s ? `running: ${s.server} (KUBECONFIG=${s.kubeconfig})` : `not running (${dir})`);
-        return up ? 0 : 1;
+        const parts = s ? await componentStates(s) : [];
+        const running = parts.filter((c) => c.running);
+        if (s && running.length === parts.length) {
+          io.out(`running: ${s.server} (KUBECONFIG=${s.kubeconfig})`);
+          return 0;
+        }
+        if (running.length === 0) io.out(`not running (${dir})`);
+        else
+          io.out(
+            [
+              `partly running (${dir}):`,
+              ...parts.map((c) => `  ${c.name}: ${c.running ? `runs (pid ${c.pid})` : 'not running'}`),
+              `  npm run dev-cluster -- up --state ${dir}     # starts what is not running`,
+              `  npm run dev-cluster -- down --state ${dir}   # stops the rest`,
+            ].join('\n'),
+          );
+        return 1;
       }
       case 'kubeconfig': {
         const as = values.as as string | undefined;

@@ -39,3 +39,17 @@ export function mergePatch(from: unknown, to: unknown): unknown {
   }
   return patch;
 }
+
+/**
+ * `value` as JSON with every object's keys sorted and undefined members left out: one text per
+ * value, however its keys were ordered (the API server returns an object's keys sorted).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value))
+    return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
+  if (!isRecord(value)) return JSON.stringify(value) ?? 'null';
+  const keys = Object.keys(value)
+    .filter((k) => value[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+}

@@ -17,7 +17,10 @@ export interface Cluster {
   namespace: string;
 }
 
-/** Thrown for a failure that is the cluster's answer, not the user's command line (exit 1). */
+/**
+ * Thrown when the cluster cannot be read — no usable kubeconfig from the default lookup, or the API
+ * server refused or did not answer: not the user's command line (64), not a verdict (exit 69).
+ */
 export class ClusterReadError extends Error {}
 
 export function connectCluster(command: string, values: Record<string, unknown>): Cluster {
@@ -27,7 +30,8 @@ export function connectCluster(command: string, values: Record<string, unknown>)
   try {
     kube = connect(kubeconfig === undefined ? {} : { kubeconfig });
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? `${err.path ?? 'the file'}: no such file` : err.message;
     if (kubeconfig !== undefined)
       throw new UsageError(`${command}: cannot use --kubeconfig ${kubeconfig}: ${why}`);
     throw new ClusterReadError(`no usable kubeconfig ($KUBECONFIG, ~/.kube/config or in-cluster): ${why}`);

@@ -1,5 +1,5 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
-import type { Kube } from '../kube/client.js';
+import { ApiError, type Kube } from '../kube/client.js';
 import { EventRecorder } from '../kube/event-recorder.js';
 import type { ListWatchOptions } from '../kube/list-watch.js';
 import { WorkQueue, type ReconcileOutcome } from '../kube/work-queue.js';
@@ -11,7 +11,10 @@ import { NodeCache } from './node-cache.js';
 import { planReconcile } from './plan.js';
 import { PodSources } from './pod-sources.js';
 import { notReady } from './readiness.js';
-import { TopologyCache } from './topology-cache.js';
+import { TopologyCache, type CachedTopology } from './topology-cache.js';
+import type { TopologyObject } from '../protocol/read.js';
+import { topologyPath } from '../kube/paths.js';
+import { statusDigest } from '../protocol/publish.js';
 import { pollingIntervalMs } from '../api/validate.js';
 import { LivenessWriter } from '../protocol/liveness-writer.js';
 import { MemberReportCache } from './member-reports.js';
@@ -48,6 +51,8 @@ export interface ControllerConfig {
  */
 interface Served {
   written?: ClusterTopologyStatus;
+  /** statusDigest(written): the object holds what this process wrote while its digest is this. */
+  writtenDigest?: string;
   unwritten?: ClusterTopologyStatus;
 }
 
@@ -65,7 +70,7 @@ export class TopologyController {
   private running = false;
 
   constructor(
-    kube: Kube,
+    private readonly kube: Kube,
     private readonly config: ControllerConfig,
     private readonly metrics: OperatorMetrics,
     private readonly log: Log,
@@ -196,6 +201,37 @@ export class TopologyController {
     }
   }
 
+  /**
+   * What the object's status holds now, for the write decision: the cache's copy until this
+   * process has written it; then its own write, as long as the cache's digest says the object
+   * holds it. Otherwise someone else wrote the status (or the cache has not seen this process's
+   * last write yet), and it is read afresh. Undefined: the topology is gone.
+   */
+  private async observedStatus(
+    topology: CachedTopology,
+    served: Served,
+  ): Promise<{ status: ClusterTopologyStatus | undefined } | undefined> {
+    if (!served.written) return { status: topology.status };
+    const cached = topology.statusDigest ?? statusDigest(topology.status);
+    if (cached === served.writtenDigest) return { status: served.written };
+    const { namespace = '', name } = topology.metadata;
+    this.log('debug', 'reading the status again: the cache holds another than the one written', {
+      key: `${namespace}/${name}`,
+    });
+    try {
+      // The object (get is the operator's; get on the status subresource is not).
+      const fresh = await this.kube.request<TopologyObject>('GET', topologyPath(namespace, name));
+      if (statusDigest(fresh.status) !== served.writtenDigest)
+        this.log('info', 'the status holds what this operator did not write; it is written again', {
+          key: `${namespace}/${name}`,
+        });
+      return { status: fresh.status };
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 404) return undefined;
+      throw e;
+    }
+  }
+
   private async reconcile(key: string): Promise<ReconcileOutcome> {
     if (!this.running) return { kind: 'Done' };
     const slash = key.indexOf('/');
@@ -219,10 +255,13 @@ export class TopologyController {
     const source = this.pods.view(key);
     // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
     if (this.nodes && !this.nodes.settled) return { kind: 'Done' };
+    const observed = await this.observedStatus(topology, served);
+    if (!observed) return { kind: 'Done' }; // deleted meanwhile
     const plan = planReconcile({
       generation: topology.metadata.generation ?? 0,
       namespace,
       previous: served.written ?? topology.status,
+      observed,
       ...(served.unwritten ? { unwritten: served.unwritten } : {}),
       admission,
       poll: source.poll,
@@ -240,6 +279,7 @@ export class TopologyController {
       if (!(await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
         return { kind: 'Done' }; // deleted meanwhile
       served.written = plan.write.status;
+      served.writtenDigest = statusDigest(plan.write.status);
       if (plan.meshChanged) this.mesh.written(key);
     }
     if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);

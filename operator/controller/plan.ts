@@ -2,7 +2,7 @@ import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import type { Admission } from './admission.js';
 import { eventsFor, type PlannedEvent } from './announce.js';
 import { mergePatch } from '../api/json.js';
-import { shouldWrite } from '../protocol/publish.js';
+import { ownedStatus, shouldWrite } from '../protocol/publish.js';
 import type { PollView } from './last-response.js';
 import type { PodSummary } from './pod-summary.js';
 import { computeStatus } from './status.js';
@@ -20,8 +20,14 @@ export interface ReconcileInput {
   generation: number;
   /** The topology's own namespace. */
   namespace: string;
-  /** The status this process last wrote, else the one the object carries. */
+  /** The status this process last wrote, else the one the object carries: what it computes from. */
   previous: ClusterTopologyStatus | undefined;
+  /**
+   * What the object holds now (`status` undefined: no status at all), when that may not be
+   * `previous` (someone else wrote it): the write decision and the patch start from it, so an owned
+   * field changed by hand is put back. Absent: the object holds `previous`.
+   */
+  observed?: { status: ClusterTopologyStatus | undefined };
   /** The status this process planned after `previous` and could not write (the write failed). */
   unwritten?: ClusterTopologyStatus;
   admission: Admission;
@@ -44,7 +50,7 @@ export interface ReconcileInput {
 
 export interface StatusWrite {
   status: ClusterTopologyStatus;
-  /** RFC 7386 merge patch from `previous` to `status`. */
+  /** RFC 7386 merge patch from what the object holds to `status` (owned fields only). */
   patch: unknown;
   events: PlannedEvent[];
   gauges: { peers: number; excluded: number };
@@ -78,12 +84,14 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     : undefined;
   const status = mesh?.status ?? computed;
   const recheck = mesh?.recheckAt !== undefined ? { meshRecheckAt: mesh.recheckAt } : {};
-  // Only when the content changes (docs/status-protocol.md): liveness is the Lease's business.
-  if (!shouldWrite(previous, status)) return recheck;
+  const observed = input.observed ? input.observed.status : previous;
+  // Only when the content differs from what the object holds (docs/status-protocol.md): liveness
+  // is the Lease's business. A field the operator does not own is neither compared nor patched.
+  if (!shouldWrite(observed, status)) return recheck;
   return {
     write: {
       status,
-      patch: mergePatch(previous ?? {}, status),
+      patch: mergePatch(ownedStatus(observed) ?? {}, status),
       events: [...eventsFor(previous, status), ...(mesh?.events ?? [])],
       gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
     },

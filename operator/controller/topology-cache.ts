@@ -2,6 +2,7 @@ import type { Kube } from '../kube/client.js';
 import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
 import { topologiesPath } from '../kube/paths.js';
 import { Reflector } from '../kube/reflector.js';
+import { statusDigest } from '../protocol/publish.js';
 import type { Log } from '../observability/logger.js';
 import type { TopologyObject } from '../protocol/read.js';
 
@@ -11,13 +12,19 @@ import type { TopologyObject } from '../protocol/read.js';
  * every key.
  */
 
+/** A topology as the cache keeps it. */
+export type CachedTopology = TopologyObject & {
+  /** statusDigest(status), kept in its place once this process has written the status. */
+  statusDigest?: string;
+};
+
 export interface TopologyCacheOptions {
   /** Served namespaces; empty: all. */
   namespaces: readonly string[];
   listWatch: Omit<ListWatchOptions, 'query'>;
   /**
-   * True for a topology whose status this process has written: its status is then not kept
-   * (the written one is the previous status; at thousands of peers a copy is megabytes).
+   * True for a topology whose status this process has written: its status is then not kept, only
+   * its digest (the written one is the previous status; at thousands of peers a copy is megabytes).
    */
   statusKnown: (key: string) => boolean;
   /** One topology changed (`key`), or possibly all of them (undefined: after a re-list). */
@@ -29,7 +36,7 @@ export interface TopologyCacheOptions {
 export const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
 export class TopologyCache {
-  readonly reflectors: Reflector<TopologyObject>[];
+  readonly reflectors: Reflector<CachedTopology>[];
 
   constructor(kube: Kube, opts: TopologyCacheOptions) {
     const paths = opts.namespaces.length
@@ -37,15 +44,15 @@ export class TopologyCache {
       : [topologiesPath()];
     this.reflectors = paths.map(
       (path) =>
-        new Reflector<TopologyObject>({
+        new Reflector<CachedTopology>({
           name: `clustertopologies ${path}`,
-          ...listWatch<TopologyObject>(kube, path, opts.listWatch),
+          ...listWatch<CachedTopology>(kube, path, opts.listWatch),
           resyncMs: 5 * 60_000,
           transform: (o) => {
-            const t = o as TopologyObject;
+            const t = o as CachedTopology;
             if (!opts.statusKnown(keyOf(t.metadata.namespace ?? '', t.metadata.name))) return t;
-            const { status: _status, ...rest } = t;
-            return rest as TopologyObject;
+            const { status, ...rest } = t;
+            return { ...rest, statusDigest: statusDigest(status) } as CachedTopology;
           },
           // One object changed (our own status writes too): only its key. A re-list: all of them.
           onChange: opts.onChange,
@@ -75,7 +82,7 @@ export class TopologyCache {
     );
   }
 
-  find(namespace: string, name: string): TopologyObject | undefined {
+  find(namespace: string, name: string): CachedTopology | undefined {
     for (const r of this.reflectors) {
       const t = r.get(namespace, name);
       if (t) return t;

@@ -121,6 +121,12 @@ export interface Kube {
     onDone: (err: unknown) => void,
     idleTimeoutMs: number,
   ): Promise<WatchHandle>;
+  /**
+   * Ends every request and watch still open (they fail with a TransportError) and closes the
+   * kept-alive connections: a process that stops is not held by a request the API server never
+   * answers. The client stays usable; a later request opens a new connection.
+   */
+  close(): void;
 }
 
 /** How long a request may go without an answer before it is a TransportError (a setting; this is its default). */
@@ -277,6 +283,11 @@ class KubeClient implements Kube {
       );
       req.end(payload, 'utf8');
     });
+  }
+
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
   }
 
   /** Watches get their own sockets: a long watch must never hold a request's place in the pool. */

@@ -180,7 +180,9 @@ export function kubeconfigCredentials(path: string): CredentialSource {
 
 /**
  * client-node's default lookup, on the lean path where it can be: the given file, else
- * $KUBECONFIG (one file), else ~/.kube/config, else the in-cluster service account.
+ * $KUBECONFIG (one file), else ~/.kube/config, else the in-cluster service account. With none of
+ * them it throws (client-node would fall back to http://localhost:8080 and fail later with a
+ * message about TLS that names none of the places it looked).
  */
 export function findCredentials(kubeconfig?: string, env = process.env): CredentialSource {
   if (kubeconfig) return kubeconfigCredentials(kubeconfig);
@@ -194,5 +196,7 @@ export function findCredentials(kubeconfig?: string, env = process.env): Credent
   if (existsSync(home)) return kubeconfigCredentials(home);
   if (env.KUBERNETES_SERVICE_HOST && existsSync(join(SERVICE_ACCOUNT_DIR, 'token')))
     return { kind: 'lean', credentials: inClusterCredentials(env) };
-  return { kind: 'delegate', reason: 'no kubeconfig and not in a cluster' };
+  throw new Error(
+    `$KUBECONFIG is not set, ${home} does not exist, and this is not a pod with a service account`,
+  );
 }

@@ -113,6 +113,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     clearInterval(this.resyncTimer);
     clearTimeout(this.idleTimer);
     clearTimeout(this.backoffTimer);
+    clearTimeout(this.upTimer);
     this.feed({ type: 'Stop' });
   }
 
@@ -122,15 +123,26 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.resyncTimer.unref?.();
   }
 
-  /** Since when the reflector has not been watching (undefined while it is). */
+  /**
+   * Since when the reflector has not been watching (undefined while it is). A watch counts once
+   * it has stayed open `minWatchMs` or delivered an event, not when it is asked for: a watch cut
+   * before every answer and retried each second was taken for up and kept the operator ready for
+   * minutes. (The API server may send a quiet watch's headers only with its first event, so an
+   * answer cannot be waited for.)
+   */
   downSince: number | undefined = Date.now();
+  private upTimer: NodeJS.Timeout | undefined;
 
   private feed(input: ReflectorInput<T>): void {
     const { state, actions } = step<T>(this.state, input);
     this.state = state;
-    if (state.phase === 'Watching') this.downSince = undefined;
-    else this.downSince ??= Date.now();
+    if (state.phase !== 'Watching') this.downSince ??= Date.now();
     for (const a of actions) this.perform(a);
+  }
+
+  /** The watch of `generation` works: it stayed open, or it spoke. */
+  private watchUp(generation: number): void {
+    if (generation === this.watchGeneration && this.state.phase === 'Watching') this.downSince = undefined;
   }
 
   private perform(a: ReflectorAction<T>): void {
@@ -206,6 +218,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.idleTimer.unref?.();
     };
     touch();
+    clearTimeout(this.upTimer);
+    this.upTimer = setTimeout(() => this.watchUp(generation), this.opts.minWatchMs ?? 1000);
+    this.upTimer.unref?.();
     try {
       const handle = await this.opts.watch(
         rv,
@@ -213,6 +228,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           if (!current()) return;
           heard = true;
           touch();
+          this.watchUp(generation);
           const objRv = object?.metadata?.resourceVersion;
           if (type === 'BOOKMARK') this.feed({ type: 'Bookmark', rv: objRv });
           else if (type === 'ERROR') {

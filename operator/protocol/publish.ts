@@ -1,6 +1,7 @@
 import type { ClusterTopologyStatus } from '../api/types.generated.js';
 import { API_VERSION, KIND } from '../api/schema.js';
-import { deepEqual } from '../api/json.js';
+import { createHash } from 'node:crypto';
+import { canonicalJson, deepEqual } from '../api/json.js';
 import { microTime } from '../kube/micro-time.js';
 import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } from './read.js';
 
@@ -10,16 +11,57 @@ import { RENEW_EVERY_S, TOPOLOGY_LABEL, leaseDurationSeconds, leaseNameFor } fro
  * Lease holds and when it is renewed. `liveness-writer.ts` does the I/O.
  */
 
-/** The status without `lastPollTime`, which moves on every poll: what decides whether to write. */
-function statusContent(s: ClusterTopologyStatus | undefined): unknown {
+/**
+ * The fields of `.status` the operator owns (docs/operator.md, "What the operator owns in
+ * .status"): it computes each of them, and a value someone else put there is replaced at the next
+ * reconcile. A field not named here is left as it is. (A test holds this list to the schema.)
+ */
+export const OPERATOR_STATUS_FIELDS = [
+  'observedGeneration',
+  'peerCount',
+  'excludedCount',
+  'peers',
+  'excluded',
+  'lastResponse',
+  'lastFailure',
+  'lastPollTime',
+  'conditions',
+  'failureDomains',
+  'mesh',
+] as const satisfies readonly (keyof ClusterTopologyStatus)[];
+
+/** Only the fields the operator owns; undefined stays undefined. */
+export function ownedStatus(s: ClusterTopologyStatus | undefined): ClusterTopologyStatus | undefined {
   if (!s) return undefined;
-  const { lastPollTime: _t, ...rest } = s;
+  const out: Record<string, unknown> = {};
+  for (const k of OPERATOR_STATUS_FIELDS) if (s[k] !== undefined) out[k] = s[k];
+  return out as ClusterTopologyStatus;
+}
+
+/** The owned fields but `lastPollTime`, which moves with every poll: what decides whether to write. */
+function statusContent(s: ClusterTopologyStatus | undefined): unknown {
+  const owned = ownedStatus(s);
+  if (!owned) return undefined;
+  const { lastPollTime: _t, ...rest } = owned;
   return rest;
+}
+
+/**
+ * A short fingerprint of what `shouldWrite` compares: equal content, equal digest, whatever the
+ * order of the keys. The operator keeps it instead of a status it wrote (megabytes at thousands of
+ * peers) to notice that the object no longer holds what it wrote.
+ */
+export function statusDigest(s: ClusterTopologyStatus | undefined): string {
+  return createHash('sha256')
+    .update(canonicalJson(statusContent(s) ?? null))
+    .digest('base64');
 }
 
 /**
  * Write only when the content changed: readers watch this object and receive all of it on every
  * write, so a poll that found nothing new writes nothing. Liveness goes to the Lease instead.
+ * `written` is what the object holds (the operator's own last write, or what another writer put
+ * there): a difference in an owned field is written back.
  */
 export function shouldWrite(
   written: ClusterTopologyStatus | undefined,

@@ -2,18 +2,27 @@
  * The chaos run on real things: its own API server and etcd, two operator replicas behind the
  * fault proxy (leader election on), and members that are real BEAM nodes each with a real
  * agent, plus "ghost" pods (peers without a node) whose IPs change. A seeded script
- * (schedule.ts) injects faults and changes; two samplers feed the invariant checker
- * (invariants.ts) with the topology's status and every node's connections.
+ * (schedule.ts) injects faults and changes. The invariant checker (invariants.ts) is fed with
+ * the topology's status, every nodedown each node hears (a monitor inside each node, so a drop
+ * mended between two looks is still seen) and samples of every node's connections.
+ *
+ * An action counts only once its effect was observed: a fault the proxy answered a request
+ * with, the Role change as the API server's authorizer answers it, the operator or agent process
+ * gone, the pod as the API server returns it. An action that fails, or whose effect never shows,
+ * is reported as failed; one the script asks for when it cannot apply (a sixth member, a third
+ * departure) as skipped. Neither is counted.
  */
 import {
   privateCluster,
   installCrd,
+  kubectl,
   kubectlOk,
   kubeconfigForToken,
   kubeconfigForUser,
 } from '../support/cluster.js';
 import {
   applyTopology,
+  canI,
   createPod,
   deletePod,
   grantOperatorRbac,
@@ -25,12 +34,13 @@ import {
   applyObjects,
   readerRbac,
 } from '../support/objects.js';
+import { MeshWatch } from '../support/mesh-watch.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../support/erlang.js';
 import { waitFor } from '../support/wait.js';
-import { chaosSchedule, type ChaosAction } from './schedule.js';
-import { InvariantChecker, type ChaosReport } from './invariants.js';
+import { chaosSchedule, type ChaosAction, type ChaosKind } from './schedule.js';
+import { InvariantChecker, type ActionLog, type ChaosReport } from './invariants.js';
 
 const NS = 'chaos';
 const GHOSTS = 2;
@@ -39,8 +49,15 @@ export interface ChaosOptions {
   seed: number;
   minutes: number;
   gapMs?: [number, number];
+  /** Progress and every action's outcome (default: standard error). */
   log?: (line: string) => void;
 }
+
+/** How long an action may take to show its effect before it is reported as failed. */
+const EFFECT_LIMIT_MS = 60_000;
+
+/** An action the script asked for that cannot apply now: not run, not counted. */
+class Skipped extends Error {}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -51,7 +68,7 @@ interface Member {
 }
 
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
-  const log = o.log ?? (() => undefined);
+  const log = o.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const durationMs = Math.round(o.minutes * 60_000);
   const schedule = chaosSchedule({
     seed: o.seed,
@@ -60,10 +77,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     ...(o.gapMs ? { gapMs: o.gapMs } : {}),
   });
   const checker = new InvariantChecker();
-  const actions: Record<string, number> = {};
+  const actions: ActionLog = { attempted: {}, tookEffect: {}, effects: [], skipped: [], failed: [] };
 
   const { state: s, stop: stopCluster } = await privateCluster();
   let erl: ErlangTestEnv | undefined;
+  let watch: MeshWatch | undefined;
   let proxy: FaultProxy | undefined;
   const operators: CtopoProcess[] = [];
   const members: Member[] = [];
@@ -76,6 +94,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     await grantOperatorRbac(s, opSubject, [NS], NS);
     proxy = await new FaultProxy(s).start();
     const opKubeconfig = await kubeconfigForToken(s, `chaos-operator.kubeconfig`, token, proxy.url);
+    // The same identity straight to the API server: what its authorizer answers it.
+    const opDirect = await kubeconfigForToken(s, `chaos-operator-direct.kubeconfig`, token);
     const [agentRole, agentBinding] = readerRbac({
       namespace: NS,
       name: 'agent',
@@ -91,6 +111,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     });
     erl = await ErlangTestEnv.start();
     const world = erl;
+    const mesh = (watch = await MeshWatch.create(world, world.root, { sample: false }));
     const podLists = new RegExp(`^/api/v1/namespaces/${NS}/pods\\?(?!.*watch=true)`);
 
     let operatorCount = 0;
@@ -136,6 +157,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const addMember = async () => {
       const short = `m${memberCount++}`;
       const node = await world.startNode(short);
+      // Its monitor runs before anything connects to it: every nodedown it hears is kept.
+      await mesh.watch(full(short));
       await createPod(s, NS, short);
       await setPodStatus(s, NS, short, { ip: '127.0.0.1', ready: true });
       const m = { short, node, agent: startAgent(short) };
@@ -174,6 +197,23 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       checker.observeStatus(now(), peers, st.lastResponse !== undefined, from);
       return peers ?? [];
     };
+    const stillListed = async (n: string) => ((await readStatus()) ?? (await names())).includes(n);
+    /** Per node: how many of its nodedowns the checker has been given. */
+    const downsSeen = new Map<string, number>();
+    const observeMember = async (name: string, alive: ReadonlySet<string>) => {
+      // nodes() first, then the nodedowns (up to now, so every drop behind that sample is in them).
+      const nodes = await world.nodesOf(name).catch(() => undefined);
+      const downs = await mesh.downs(name).catch((e: unknown) => {
+        checker.note(`${now()} ms: the nodedowns of ${name} could not be read: ${(e as Error).message}`);
+        return undefined;
+      });
+      if (downs) {
+        for (const d of downs.slice(downsSeen.get(name) ?? 0))
+          await checker.observeDown(d.at - t0, name, d.node, d.reason, alive, stillListed);
+        downsSeen.set(name, downs.length);
+      }
+      if (nodes) await checker.observeMesh(now(), name, nodes, alive, stillListed);
+    };
     const samplers = [
       (async () => {
         while (!stopping) {
@@ -186,70 +226,115 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
           const alive = new Set(members.filter((m) => m.node.alive).map((m) => full(m.short)));
           for (const m of [...members]) {
             if (!m.node.alive || stopping) continue;
-            const nodes = await world.nodesOf(full(m.short)).catch(() => undefined);
-            if (nodes)
-              await checker.observeMesh(now(), full(m.short), nodes, alive, async (n) =>
-                ((await readStatus()) ?? (await names())).includes(n),
-              );
+            await observeMember(full(m.short), alive);
           }
           await sleep(1500);
         }
       })(),
     ];
 
-    const act = async (a: ChaosAction) => {
-      actions[a.kind] = (actions[a.kind] ?? 0) + 1;
-      log(`${(now() / 1000).toFixed(1)} s: ${JSON.stringify(a)}`);
+    /** Waits until `probe` holds; an effect that never shows fails the action. */
+    const until = (what: string, probe: () => Promise<boolean> | boolean, limitMs = EFFECT_LIMIT_MS) =>
+      waitFor(what, probe, limitMs, 200);
+    const podIp = async (pod: string) =>
+      (await kubectlOk(s, ['-n', NS, 'get', 'pod', pod, '-o', 'jsonpath={.status.podIP}'])).trim();
+    const podGone = async (pod: string) => {
+      const r = await kubectl(s, ['-n', NS, 'get', 'pod', pod, '-o', 'name']);
+      if (r.code !== 0 && /NotFound/.test(r.stderr)) return true;
+      if (r.code !== 0) throw new Error(`kubectl get pod ${pod}: ${r.stderr}`);
+      return false;
+    };
+    /** Holds a proxy fault for `forMs` and until it answered at least one request. */
+    const holdFault = async (forMs: number, what: string) => {
+      const before = proxy!.faulted;
+      await sleep(forMs);
+      await until(`a pod list to meet the fault (${what})`, () => proxy!.faulted > before);
+      const hits = proxy!.faulted - before;
+      proxy!.set({ kind: 'pass' });
+      return hits;
+    };
+    const operatorMayListPods = () => canI(s, opDirect, ['list', 'pods', '-n', NS]);
+    const agentMayRead = () =>
+      canI(s, agentKubeconfig, ['get', 'clustertopologies.cluster.netzlive.io/web', '-n', NS]);
+    const aLeader = () =>
+      until('a leader', async () => (await leader()) !== undefined).then(async () => (await leader())!);
+
+    /** Runs one action; returns what was observed of its effect. */
+    const act = async (a: ChaosAction): Promise<string> => {
       switch (a.kind) {
-        case 'status5xx':
+        case 'status5xx': {
           proxy!.set({ kind: 'status', code: a.code }, podLists);
-          await sleep(a.forMs);
-          proxy!.set({ kind: 'pass' });
-          return;
-        case 'dropConnections':
-          proxy!.set({ kind: 'drop' }, podLists);
-          await sleep(500);
-          proxy!.set({ kind: 'pass' });
-          return;
-        case 'hangLists':
+          const hits = await holdFault(a.forMs, `${a.code}`);
+          return `${hits} pod lists answered ${a.code}`;
+        }
+        case 'dropConnections': {
+          const open = proxy!.set({ kind: 'drop' }, podLists);
+          const hits = await holdFault(500, 'drop');
+          return `${open} open connections dropped, then ${hits} pod lists`;
+        }
+        case 'hangLists': {
           proxy!.set({ kind: 'hang' }, podLists);
-          await sleep(a.forMs);
-          proxy!.set({ kind: 'pass' });
-          return;
-        case 'rbacOperator':
+          const hits = await holdFault(a.forMs, 'hang');
+          return `${hits} pod lists left unanswered`;
+        }
+        case 'rbacOperator': {
+          const refused = proxy!.passed.get(403) ?? 0;
           await revokePods(s, NS, NS);
+          await until('the operator may no longer list pods', async () => !(await operatorMayListPods()));
           await sleep(a.forMs);
+          await until('a pod list answered 403', () => (proxy!.passed.get(403) ?? 0) > refused);
+          const answered = (proxy!.passed.get(403) ?? 0) - refused;
           await restorePods(s, NS, NS, opSubject);
-          return;
-        case 'rbacAgent':
+          await until('the operator may list pods again', operatorMayListPods);
+          return `the API server refused the operator's pods (can-i: no), ${answered} requests answered 403; restored (can-i: yes)`;
+        }
+        case 'rbacAgent': {
           await kubectlOk(s, ['-n', NS, 'delete', 'rolebinding', 'agent']);
+          await until('the agents may no longer read the topology', async () => !(await agentMayRead()));
           await sleep(a.forMs);
           await applyObjects(s, [agentBinding]);
-          return;
+          await until('the agents may read the topology again', agentMayRead);
+          return 'the agents may not read the topology (can-i: no); restored (can-i: yes)';
+        }
         case 'killOperator':
         case 'failover': {
-          const l = (await leader()) ?? alive()[0];
-          if (l) await l.stop(a.kind === 'killOperator' ? 'SIGKILL' : 'SIGTERM');
-          if (a.kind === 'killOperator') await sleep(a.restartAfterMs);
-          while (alive().length < 2) startReplica();
-          return;
+          const l = await aLeader();
+          const was = operators.indexOf(l);
+          let code: number | null;
+          try {
+            code = await l.stop(a.kind === 'killOperator' ? 'SIGKILL' : 'SIGTERM');
+            if (a.kind === 'killOperator') await sleep(a.restartAfterMs);
+          } finally {
+            while (alive().length < 2) startReplica();
+          }
+          // stop() sends SIGKILL after 15 s: a leader that outlived SIGTERM that long shows here.
+          const how = code ?? l.child.signalCode;
+          if (a.kind === 'failover' && code !== 0)
+            throw new Error(`the leader op-${was} exited with ${how} on SIGTERM (0 expected)`);
+          const next = await aLeader();
+          return `the leader op-${was} is gone (${how}); op-${operators.indexOf(next)} leads`;
         }
         case 'killAgent': {
           const m = members[a.member % members.length]!;
+          const pid = m.agent.child.pid;
           await m.agent.stop('SIGKILL');
+          if (m.agent.child.signalCode !== 'SIGKILL')
+            throw new Error(`the agent of ${m.short} was not killed`);
           await sleep(a.restartAfterMs);
           m.agent = startAgent(m.short);
-          return;
+          await m.agent.port();
+          return `the agent of ${m.short} (pid ${pid}) killed; a new one serves (pid ${m.agent.child.pid})`;
         }
         case 'createMember': {
-          if (members.length >= 5) return;
+          if (members.length >= 5) throw new Skipped('5 members already');
           const at = now();
           const m = await addMember();
           checker.expectChange(`${m.short} joins`, at, (p) => p.includes(full(m.short)));
-          return;
+          await until(`pod ${m.short} to have its IP`, async () => (await podIp(m.short)) === '127.0.0.1');
+          return `${m.short} runs, its pod has its IP`;
         }
         case 'deleteMember': {
-          if (members.length <= 2) return;
+          if (members.length <= 2) throw new Skipped(`only ${members.length} members`);
           const m = members[a.member % members.length]!;
           checker.markLeaving(full(m.short), now());
           checker.expectChange(`${m.short} leaves`, now(), (p) => !p.includes(full(m.short)));
@@ -261,37 +346,63 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
             .catch(() => undefined)
             .then(async () => {
               await m.agent.stop('SIGKILL');
+              mesh.unwatch(full(m.short));
               await m.node.stop();
               checker.markGone(full(m.short), now());
             });
-          return;
+          await until(`pod ${m.short} to be gone`, () => podGone(m.short));
+          return `pod ${m.short} deleted`;
         }
         case 'reIp': {
           const g = `g${a.ghost}`;
-          const ip = `127.0.0.${a.ip}`;
-          if (ghostIp.get(g) === ip || [...ghostIp.values()].includes(ip)) return;
+          // An address another ghost holds would not be a change of this one: the next free one.
+          let n = a.ip;
+          while ([...ghostIp.values()].includes(`127.0.0.${n}`)) n = n >= 250 ? 2 : n + 1;
+          const ip = `127.0.0.${n}`;
           const old = `${g}@${ghostIp.get(g)}`;
           ghostIp.set(g, ip);
           checker.expectChange(`${g} → ${ip}`, now(), (p) => p.includes(`${g}@${ip}`) && !p.includes(old));
           await setPodStatus(s, NS, g, { ip, ready: true });
-          return;
+          await until(`pod ${g} to have ${ip}`, async () => (await podIp(g)) === ip);
+          return `pod ${g} moved to ${ip}`;
         }
+      }
+    };
+    const record = async (a: ChaosAction) => {
+      const kind: ChaosKind = a.kind;
+      const stamp = `${(now() / 1000).toFixed(1)} s ${kind}`;
+      actions.attempted[kind] = (actions.attempted[kind] ?? 0) + 1;
+      log(`${stamp}: ${JSON.stringify(a)}`);
+      try {
+        const effect = await act(a);
+        actions.tookEffect[kind] = (actions.tookEffect[kind] ?? 0) + 1;
+        actions.effects.push(`${stamp}: ${effect}`);
+        log(`${stamp}: took effect: ${effect}`);
+      } catch (e) {
+        proxy!.set({ kind: 'pass' });
+        const line = `${stamp}: ${(e as Error).message}`;
+        (e instanceof Skipped ? actions.skipped : actions.failed).push(line);
+        log(`${stamp}: ${e instanceof Skipped ? 'skipped' : 'FAILED'}: ${(e as Error).message}`);
       }
     };
 
     for (const { at, action } of schedule) {
       const wait = at - now();
       if (wait > 0) await sleep(wait);
-      await act(action).catch((e: unknown) => log(`action ${action.kind} failed: ${(e as Error).message}`));
+      await record(action);
     }
     // Time for the last changes to arrive before the samplers stop.
     await sleep(Math.min(30_000, Math.max(10_000, durationMs - now())));
     stopping = true;
     await Promise.all(samplers);
+    // The nodedowns heard since the last look.
+    const aliveNow = new Set(members.filter((m) => m.node.alive).map((m) => full(m.short)));
+    for (const m of members) if (m.node.alive) await observeMember(full(m.short), aliveNow);
     return checker.report({ seed: o.seed, minutes: o.minutes, actions });
   } finally {
     stopping = true;
     await CtopoProcess.stopAll();
+    await watch?.stop();
     await erl?.stop();
     await proxy?.stop();
     await stopCluster();

@@ -3,6 +3,10 @@
  * topology's status, each BEAM node's connections), it counts the violations the product
  * promises never happen, and measures how long real changes took to reach the status.
  *
+ * Losses are heard from two sources: every nodedown a node's own monitor records (with its exact
+ * time, so a drop mended before the next look still counts) and samples of nodes() (which also
+ * show whether an excused drop was mended). A loss both report is judged once.
+ *
  * - emptiedPeers: a status with a lastResponse and an empty peer list. The topology runs with
  *   onForbidden Retain and always has members, so only a bug empties it (Disconnect on 403 is
  *   the one legitimate reason, and it is not configured).
@@ -27,12 +31,28 @@ export const GONE_GRACE_MS = 3_000;
 /** How long the agent has to connect a pair again after global dropped it (rounds every 2 s). */
 export const MEND_LIMIT_MS = 30_000;
 
-export interface ChaosReport {
+/** What the run did: each action attempted, and those whose effect was observed. */
+export interface ActionLog {
+  attempted: Record<string, number>;
+  /** Per kind, the actions whose effect was observed: the only ones that count. */
+  tookEffect: Record<string, number>;
+  /** One line per action that took effect: when, and what was observed. */
+  effects: string[];
+  /** Actions the script asked for that could not apply then (not run). */
+  skipped: string[];
+  /** Actions that failed, or whose effect never showed. */
+  failed: string[];
+}
+
+export interface ChaosReport extends ActionLog {
   seed: number;
   minutes: number;
-  actions: Record<string, number>;
   statusSamples: number;
   meshSamples: number;
+  /** Nodedowns the nodes' monitors heard (of members alive at the time). */
+  nodedowns: number;
+  /** Losses a sample of nodes() showed that no monitor reported (judged all the same). */
+  lossesSampledOnly: number;
   emptiedPeers: number;
   lostConnections: number;
   lostAfterLeave: number;
@@ -59,6 +79,8 @@ export class InvariantChecker {
   statusFlaps = 0;
   statusSamples = 0;
   meshSamples = 0;
+  nodedowns = 0;
+  lossesSampledOnly = 0;
   readonly violations: string[] = [];
   readonly notes: string[] = [];
   readonly latencies: number[] = [];
@@ -157,8 +179,30 @@ export class InvariantChecker {
   }
 
   /**
+   * A nodedown `observer`'s monitor heard at `at` (exact): it lost `peer`. `members` are the
+   * nodes alive now; `stillListed` re-reads the status.
+   */
+  async observeDown(
+    at: number,
+    observer: string,
+    peer: string,
+    reason: string,
+    members: ReadonlySet<string>,
+    stillListed: (node: string) => Promise<boolean>,
+  ): Promise<void> {
+    if (!members.has(peer)) return; // its process stopped: nothing to keep
+    this.nodedowns++;
+    const pair = `${observer} ${peer}`;
+    // Judged here; the next sample that misses the peer must not count it again.
+    this.connected.delete(pair);
+    await this.judgeLoss(pair, observer, peer, at, at, `nodedown (${reason})`, stillListed);
+  }
+
+  /**
    * What `observer` is connected to at `at`; `members` are the nodes alive at that moment.
    * `stillListed` re-reads the status, so a peer unlisted between two samples is not counted.
+   * Feed the nodedowns heard up to this sample first (observeDown): a loss they reported is not
+   * judged again.
    */
   async observeMesh(
     at: number,
@@ -191,35 +235,51 @@ export class InvariantChecker {
       }
       if (!this.connected.has(pair)) continue;
       this.connected.delete(pair);
-      if (this.leaving.has(peer) || this.leaving.has(observer)) continue;
-      if (!this.listedSince.has(peer)) continue;
-      if (!(await stillListed(peer))) continue;
-      const departed = this.departureDuring(since, at);
-      if (departed !== undefined) {
-        this.lostAfterLeave++;
-        this.toMend.set(pair, at + MEND_LIMIT_MS);
-        this.note(
-          `${at} ms: ${observer} lost ${peer} (after ${since} ms) while ${departed} was being disconnected`,
-        );
-        continue;
-      }
-      this.lostConnections++;
-      this.violations.push(
-        `${at} ms: ${observer} lost its connection to ${peer} (connected at ${since} ms), which stayed listed`,
-      );
+      this.lossesSampledOnly++;
+      await this.judgeLoss(pair, observer, peer, since, at, `connected at ${since} ms`, stillListed);
     }
+  }
+
+  /** A loss of `peer` by `observer` somewhere in (from, to]: a violation, excused, or nothing. */
+  private async judgeLoss(
+    pair: string,
+    observer: string,
+    peer: string,
+    from: number,
+    to: number,
+    how: string,
+    stillListed: (node: string) => Promise<boolean>,
+  ): Promise<void> {
+    if (this.leaving.has(peer) || this.leaving.has(observer)) return;
+    if (!this.listedSince.has(peer)) return;
+    if (!(await stillListed(peer))) return;
+    const departed = this.departureDuring(from, to);
+    if (departed !== undefined) {
+      this.lostAfterLeave++;
+      this.toMend.set(pair, to + MEND_LIMIT_MS);
+      this.note(`${to} ms: ${observer} lost ${peer} (${how}) while ${departed} was being disconnected`);
+      return;
+    }
+    this.lostConnections++;
+    this.violations.push(
+      `${to} ms: ${observer} lost its connection to ${peer} (${how}), which stayed listed`,
+    );
   }
 
   note(line: string): void {
     if (this.notes.length < 2_000) this.notes.push(line);
   }
 
-  report(base: { seed: number; minutes: number; actions: Record<string, number> }): ChaosReport {
+  report(base: { seed: number; minutes: number; actions: ActionLog }): ChaosReport {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     return {
-      ...base,
+      seed: base.seed,
+      minutes: base.minutes,
+      ...base.actions,
       statusSamples: this.statusSamples,
       meshSamples: this.meshSamples,
+      nodedowns: this.nodedowns,
+      lossesSampledOnly: this.lossesSampledOnly,
       emptiedPeers: this.emptiedPeers,
       lostConnections: this.lostConnections,
       lostAfterLeave: this.lostAfterLeave,
@@ -235,12 +295,18 @@ export class InvariantChecker {
 }
 
 export function formatChaosReport(r: ChaosReport): string {
-  const acts = Object.entries(r.actions)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
+  const counts = (m: Record<string, number>) =>
+    Object.entries(m)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none';
   return [
-    `chaos run: seed ${r.seed}, ${r.minutes} min; actions: ${acts}`,
-    `status samples ${r.statusSamples}, mesh samples ${r.meshSamples}`,
+    `chaos run: seed ${r.seed}, ${r.minutes} min`,
+    `actions that took effect: ${counts(r.tookEffect)}`,
+    `  (attempted: ${counts(r.attempted)}; skipped ${r.skipped.length}, failed ${r.failed.length})`,
+    ...r.effects.map((e) => `  ${e}`),
+    ...r.skipped.map((e) => `  skipped: ${e}`),
+    ...r.failed.map((e) => `  FAILED: ${e}`),
+    `status samples ${r.statusSamples}, mesh samples ${r.meshSamples}, nodedowns heard by the nodes' monitors ${r.nodedowns} (losses only a sample showed: ${r.lossesSampledOnly})`,
     `peers emptied without Disconnect-on-403: ${r.emptiedPeers} (must be 0)`,
     `BEAM connections lost to a peer that stayed listed: ${r.lostConnections} (must be 0)`,
     `  … and while a departed member was being disconnected (OTP global's partition prevention; connected again by the agent): ${r.lostAfterLeave}`,

@@ -1,6 +1,7 @@
 /**
  * `npm run chaos -- --minutes N [--seed S] [--out FILE]`: one chaos run (harness.ts), its log on
- * stderr, the report on stdout (and as JSON in FILE). Exit 1 when an invariant was violated.
+ * stderr, the report on stdout (and as JSON in FILE). Exit 1 when an invariant was violated or
+ * an action failed (or its effect never showed).
  * The same seed and length give the same script.
  */
 import { writeFile } from 'node:fs/promises';
@@ -27,4 +28,6 @@ for (const n of report.notes) console.error(`note: ${n}`);
 console.log(formatChaosReport(report));
 console.log(`(${((Date.now() - started) / 60_000).toFixed(1)} min in all)`);
 if (values.out) await writeFile(values.out, JSON.stringify(report, null, 2) + '\n');
-process.exit(report.emptiedPeers + report.lostConnections + report.statusFlaps > 0 ? 1 : 0);
+process.exit(
+  report.emptiedPeers + report.lostConnections + report.statusFlaps + report.failed.length > 0 ? 1 : 0,
+);

@@ -11,6 +11,7 @@ import {
   applyTopology,
   canI,
   eventsFor,
+  patchTopologyStatus,
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
@@ -320,6 +321,23 @@ describe('the chart RBAC on a real API server', () => {
     expect(op!.output).not.toMatch(/forbidden/i);
   });
 
+  it('puts back a status someone else overwrote, as the chart’s ServiceAccount: the object is read afresh, never a 403', async () => {
+    const before = await topologyStatus(s, appNs, 'web');
+    const held = await patchTopologyStatus(s, appNs, 'web', { peers: [], peerCount: 0 });
+    expect(held.peers).toEqual([]);
+    const st = await waitFor(
+      'the peers put back',
+      async () => {
+        const x = await topologyStatus(s, appNs, 'web');
+        return x?.peerCount === 4 ? x : undefined;
+      },
+      60_000,
+    );
+    expect(st.peers).toEqual(before!.peers);
+    expect(await op!.metricSum('ctopo_api_responses_total', { code: '403' })).toBe(0);
+    expect(op!.output).not.toMatch(/forbidden/i);
+  });
+
   it('kubectl get ctopo prints the printer columns', async () => {
     const out = await kubectlOk(s, ['-n', appNs, 'get', 'ctopo']);
     const [header, row] = out.trim().split('\n');
@@ -341,7 +359,25 @@ describe('the chart RBAC on a real API server', () => {
   it('a second replica waits; when the leader stops it takes the lease over (get/update by name suffice)', async () => {
     op2 = startOperator(opKubeconfig, operatorArgs(1));
     await waitFor('replica 2 to answer', async () => (await op2!.get('/readyz')).status === 200);
-    await new Promise((r) => setTimeout(r, 3000)); // more than one retry period
+    // The leader renews twice while replica 2 runs: replica 2 has tried and stayed a follower.
+    const leaseSpec = async () =>
+      (
+        JSON.parse(await kubectlOk(s, ['-n', releaseNs, 'get', 'lease', fullname, '-o', 'json'])) as {
+          spec: { holderIdentity?: string; renewTime?: string };
+        }
+      ).spec;
+    const renewals = new Set<string>();
+    const first = (await leaseSpec()).renewTime;
+    await waitFor(
+      'the leader to renew twice',
+      async () => {
+        const l = await leaseSpec();
+        if (l.holderIdentity === identity(0) && l.renewTime && l.renewTime !== first)
+          renewals.add(l.renewTime);
+        return renewals.size >= 2;
+      },
+      60_000,
+    );
     expect(await op2.metric('ctopo_leader')).toBe(0);
     await op!.stop();
     await waitFor(

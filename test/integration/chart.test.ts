@@ -252,7 +252,7 @@ describe('helm lint and helm template', () => {
     const [role] = find(objs, 'Role', 'ct-cluster-topology-check', 'ctopo-system');
     expect([...grants(rules(cr!)), ...grants(rules(role!))].sort()).toEqual(
       [
-        'apiextensions.k8s.io/customresourcedefinitions:get[clustertopologies.cluster.netzlive.io]',
+        'apiextensions.k8s.io/customresourcedefinitions:get[clustertopologies.cluster.netzlive.io,clustertopologymembers.cluster.netzlive.io]',
         'apps/deployments:list',
         'coordination.k8s.io/leases:list',
         'core/pods:get',

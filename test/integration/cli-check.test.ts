@@ -75,9 +75,10 @@ describe('ctopo check on a real API server', () => {
     expect(line(r.stdout, `operator ${opNs}/${fullname}`)).toMatch(
       /^FAIL .*no replica has taken its Lease: the Deployment ctopo-system\/ctk-cluster-topology wants 2 replica\(s\) and none is ready/,
     );
-    expect(line(r.stdout, 'CRD clustertopologies.cluster.netzlive.io')).toMatch(
-      /^ok .*established, serves v1alpha1, release 0\.1\.0/,
-    );
+    for (const crd of ['clustertopologies', 'clustertopologymembers'])
+      expect(line(r.stdout, `CRD ${crd}.cluster.netzlive.io`)).toMatch(
+        /^ok .*established, serves v1alpha1, release 0\.1\.0/,
+      );
   });
 
   it('installed and running: every check passes, the operator’s version is shown; Meshed is "not reported" (exit 0)', async () => {
@@ -107,7 +108,7 @@ describe('ctopo check on a real API server', () => {
       checks: { verdict: string }[];
     };
     expect(parsed.version).toBe('0.1.0');
-    expect(parsed.checks.map((c) => c.verdict)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'none']);
+    expect(parsed.checks.map((c) => c.verdict)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'none']);
   });
 
   it('with the chart’s own check ServiceAccount (what `helm test` runs): every check can be made and passes', async () => {

@@ -3,6 +3,9 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readState, stopControlPlane } from '../../dev/cluster/control-plane.js';
+import { isOurs } from '../../dev/cluster/processes.js';
+import { processesMatching } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 import { kubectl } from '../support/cluster.js';
 import { ctopoDevBin } from '../support/operator-process.js';
 import { runCtopo } from './cli-run.js';
@@ -11,8 +14,10 @@ const devCluster = (args: string[], opts: { timeoutMs?: number } = {}) =>
   runCtopo(['dev-cluster', ...args], { ...opts, bin: ctopoDevBin });
 
 /**
- * `npm run dev-cluster -- up` as a user runs it (the dev tools' entry): the CRD comes installed, and `up` after `down`
- * starts the same cluster again (same CA, port and data), so what was talking to it reconnects.
+ * `npm run dev-cluster -- up` as a user runs it (the dev tools' entry): the CRD comes installed,
+ * and `up` after `down` starts the same cluster again (same CA, port and data), so what was
+ * talking to it reconnects; after a crash of the API server, `up` starts it again beside the etcd
+ * that still runs.
  */
 describe('npm run dev-cluster', () => {
   let dir = '';
@@ -47,6 +52,40 @@ describe('npm run dev-cluster', () => {
     expect(await readFile(second.kubeconfig, 'utf8')).toBe(admin);
     const ns = await kubectl(second, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
     expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
+  }, 420_000);
+
+  it('a dead API server beside a live etcd: status says which runs, up starts the API server beside that etcd, down leaves nothing', async () => {
+    const before = (await readState(dir))!;
+    process.kill(before.apiserver.pid, 'SIGKILL');
+    await waitFor(
+      'the API server to be gone',
+      async () => !(await isOurs(before.apiserver.pid, before.binaries.kubeApiserver)),
+    );
+
+    const status = await devCluster(['status', '--state', dir]);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toContain(`partly running (${dir}):`);
+    expect(status.stdout).toContain(`  etcd: runs (pid ${before.etcd.pid})`);
+    expect(status.stdout).toContain('  kube-apiserver: not running');
+
+    const up = await devCluster(['up', '--state', dir], { timeoutMs: 180_000 });
+    expect(up.stderr).toContain(`etcd still runs (pid ${before.etcd.pid}), so only kube-apiserver starts`);
+    expect(up.code).toBe(0);
+    const after = (await readState(dir))!;
+    expect(after.etcd).toEqual(before.etcd);
+    expect(after.server).toBe(before.server);
+    const ns = await kubectl(after, ['get', 'namespace', 'kept-across-restart', '-o', 'name']);
+    expect(ns.stdout.trim()).toBe('namespace/kept-across-restart');
+    expect((await devCluster(['status', '--state', dir])).stdout).toContain('running: ');
+
+    // Every process that uses this directory: exactly the two recorded, and none once stopped.
+    const using = () => processesMatching(new RegExp(`${dir}/`));
+    expect((await using()).map((l) => Number(l.split(':')[0])).sort()).toEqual(
+      [after.etcd.pid, after.apiserver.pid].sort(),
+    );
+    expect((await devCluster(['down', '--state', dir])).code).toBe(0);
+    expect(await using()).toEqual([]);
+    expect((await devCluster(['up', '--state', dir], { timeoutMs: 180_000 })).code).toBe(0);
   }, 420_000);
 
   it('kubeconfig --as writes a kubeconfig that authenticates as that service account, nothing more', async () => {

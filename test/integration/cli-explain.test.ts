@@ -102,9 +102,9 @@ describe('ctopo explain (real operator)', () => {
     expect(r.stdout).toContain(`Pod ${ns}/ghost-0 does not exist.`);
   });
 
-  it('a ClusterTopology that does not exist: exit 1', async () => {
+  it('a ClusterTopology that does not exist: exit 69 (cannot tell, not "not a peer")', async () => {
     const r = await runCtopo(['explain', '--kubeconfig', s.kubeconfig, '-n', ns, 'nope', 'redispatch-0']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(69);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain(`ClusterTopology ${ns}/nope not found`);
   });

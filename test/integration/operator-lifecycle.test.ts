@@ -17,6 +17,7 @@ import {
   applyTopology,
   condition,
   createNode,
+  eventsFor,
   createPod,
   grantOperatorRbac,
   seedPods,
@@ -107,6 +108,69 @@ describe('topologies that cannot work are refused; the others keep working', () 
     expect(condition(st, 'Ready')!.status).toBe('False');
     expect(condition(st, 'Ready')!.message).toContain(other);
     expect(st.peers ?? []).toEqual([]);
+    // Without lastResponse (an unknown list, not an empty one: agents keep what they have,
+    // docs/security.md) and without lastPollTime; and a Warning.
+    expect(st.lastResponse).toBeUndefined();
+    expect(st.lastPollTime).toBeUndefined();
+    await waitFor('the Warning', async () =>
+      (await eventsFor(s, ns, 'cross')).some(
+        (e) => e.type === 'Warning' && e.reason === 'CrossNamespaceDenied',
+      ),
+    );
+  });
+
+  it('a listed topology turned to a namespace it may not read: the list emptied and lastResponse dropped (unknown, never an empty list)', async () => {
+    await applyTopology(s, ns, 'turned', { selector: 'netzlive/pod-type=cluster-service' });
+    const listed = await waitFor('turned listed', async () => {
+      const x = await topologyStatus(s, ns, 'turned');
+      return x?.peerCount === 2 ? x : undefined;
+    });
+    expect(listed.lastResponse?.code).toBe('200');
+    await applyTopology(s, ns, 'turned', { selector: 'netzlive/pod-type=cluster-service', namespace: other });
+    const st = await waitFor('turned refused', async () => {
+      const x = await topologyStatus(s, ns, 'turned');
+      return condition(x, 'Ready')?.reason === 'CrossNamespaceDenied' ? x : undefined;
+    });
+    expect(st.peers ?? []).toEqual([]);
+    expect(st.lastResponse).toBeUndefined();
+    expect(st.lastPollTime).toBeUndefined();
+  });
+
+  it('a spec the CRD accepts but the operator refuses: Ready=False InvalidSpec naming the field, the last list kept, a Warning', async () => {
+    await waitFor('good listed', async () => (await topologyStatus(s, ns, 'good'))?.peerCount === 2, 20_000);
+    const before = (await topologyStatus(s, ns, 'good'))!;
+    await applyTopology(s, ns, 'good', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '2s',
+      failureDomains: { levels: [{ key: 'topology.kubernetes.io/zone' }], partitionLevel: 'rack' },
+    });
+    try {
+      const st = await waitFor(
+        'good refused',
+        async () => {
+          const x = await topologyStatus(s, ns, 'good');
+          return condition(x, 'Ready')?.reason === 'InvalidSpec' ? x : undefined;
+        },
+        20_000,
+      );
+      expect(condition(st, 'Ready')).toMatchObject({ status: 'False' });
+      expect(condition(st, 'Ready')!.message).toContain('partitionLevel');
+      expect(st.peers).toEqual(before.peers);
+      expect(st.lastPollTime).toBeUndefined();
+      await waitFor('the Warning', async () =>
+        (await eventsFor(s, ns, 'good')).some((e) => e.type === 'Warning' && e.reason === 'InvalidSpec'),
+      );
+    } finally {
+      await applyTopology(s, ns, 'good', {
+        selector: 'netzlive/pod-type=cluster-service',
+        pollingInterval: '2s',
+      });
+    }
+    await waitFor(
+      'good served again',
+      async () => condition(await topologyStatus(s, ns, 'good'), 'Ready')?.status === 'True',
+      20_000,
+    );
   });
 
   it('serves another namespace when the operator is configured to allow it', async () => {
@@ -276,7 +340,6 @@ describe('leader election with two replicas', () => {
   });
 
   it('a gracefully stopped leader releases the lease: a successor leads at once', async () => {
-    const [, ,] = replicas;
     const current = replicas.find((r) => r.exitCode === undefined)!;
     const leaseOf = async () =>
       JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'lease', 'cluster-topology-operator', '-o', 'json']));

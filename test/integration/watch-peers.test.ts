@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerWatch } from '../../operator/index.js';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
-import { kubectlOk } from '../support/cluster.js';
-import { applyTopology, createPod, deletePod, setPodStatus } from '../support/objects.js';
+import { kubeconfigForToken, kubectlOk } from '../support/cluster.js';
+import {
+  applyObjects,
+  applyTopology,
+  createPod,
+  deletePod,
+  makeLeaseStale,
+  readerRbac,
+  serviceAccountToken,
+  setPodStatus,
+} from '../support/objects.js';
+import { FaultProxy } from '../support/fault-proxy.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { waitFor } from '../support/wait.js';
 import { operatorNamespace } from '../support/world.js';
@@ -40,7 +50,13 @@ describe('watchPeers, the library for Node.js applications', () => {
     await setPodStatus(s, ns, 'n-0', { ip: '10.9.0.1' });
     await waitFor('n-0', () => watch.peers?.includes('n-0@10.9.0.1'), 20_000);
     const count = seen.length;
-    await new Promise((r) => setTimeout(r, 2500)); // several polls with nothing new
+    // Several polls with nothing new: the operator's, and watchPeers' own re-checks (both every 1 s).
+    const polls = await op.metricSum('ctopo_reconcile_total');
+    await waitFor(
+      'three more polls',
+      async () => (await op.metricSum('ctopo_reconcile_total')) >= polls + 3,
+      30_000,
+    );
     expect(seen.length).toBe(count);
     await deletePod(s, ns, 'n-0');
     await waitFor('n-0 gone', () => watch.peers?.length === 0, 20_000);
@@ -55,5 +71,117 @@ describe('watchPeers, the library for Node.js applications', () => {
     await waitFor('ObjectGone reported', () => troubles.includes('ObjectGone'), 20_000);
     expect(seen.length).toBe(count);
     expect(watch.peers).toEqual(['n-1@10.9.0.2']);
+  });
+});
+
+/**
+ * docs/agent.md, "watchPeers": never an empty list because of trouble. On the real API server, an
+ * application's own identity (get/list/watch on its topology and Lease) through the fault proxy:
+ * the API unreachable, its own 403, and the operator's Lease stale — each reported to onTrouble
+ * over several checks while onChange hears nothing; a real change afterwards still arrives.
+ */
+describe('watchPeers in trouble keeps the peers it handed over', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess | undefined;
+  let opKubeconfig: string;
+  let proxy: FaultProxy;
+  let watch: PeerWatch;
+  const seen: (readonly string[])[] = [];
+  const troubles: string[] = [];
+  const app = { kind: 'ServiceAccount' as const, name: 'app', namespace: '' };
+  const operator = () => startOperator(opKubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+  /** The application's own: get/list/watch on its topology and its Lease. */
+  const appRbac = () =>
+    readerRbac({
+      namespace: ns,
+      name: 'app',
+      topologies: ['web'],
+      verbs: ['get', 'list', 'watch'],
+      leases: true,
+      subject: app,
+    });
+  /** `cause` reported, then `n` more reports of it (one per check, every pollingInterval). */
+  const reported = async (cause: string, n = 3) => {
+    await waitFor(`${cause} reported`, () => troubles.includes(cause), 60_000);
+    const from = troubles.length;
+    await waitFor(
+      `${n} more reports`,
+      () => troubles.slice(from).filter((c) => c === cause).length >= n,
+      30_000,
+    );
+  };
+
+  beforeAll(async () => {
+    ({ s, ns, kubeconfig: opKubeconfig } = await operatorNamespace('libtrouble'));
+    app.namespace = ns;
+    const token = await serviceAccountToken(s, ns, 'app');
+    await applyObjects(s, appRbac());
+    proxy = await new FaultProxy(s).start();
+    const kubeconfig = await kubeconfigForToken(s, `app-${ns}.kubeconfig`, token, proxy.url);
+    await applyTopology(s, ns, 'web', {
+      selector: 'netzlive/pod-type=cluster-service',
+      pollingInterval: '1s',
+    });
+    for (const [i, pod] of ['t-0', 't-1', 't-2'].entries()) {
+      await createPod(s, ns, pod);
+      await setPodStatus(s, ns, pod, { ip: `10.9.1.${i + 1}` });
+    }
+    op = operator();
+    watch = watchPeers(
+      { namespace: ns, name: 'web', kubeconfig, onTrouble: (cause) => troubles.push(cause) },
+      (peers) => seen.push(peers),
+    );
+    await waitFor('three peers', () => watch.peers?.length === 3, 60_000);
+  });
+  afterAll(async () => {
+    watch?.stop();
+    proxy?.set({ kind: 'pass' });
+    await op?.stop();
+    await proxy?.stop();
+  });
+
+  it('the API server unreachable: ApiUnreachable, no list handed over; a change arrives once it is back', async () => {
+    const count = seen.length;
+    const peers = watch.peers;
+    proxy.set({ kind: 'drop' });
+    try {
+      await reported('ApiUnreachable');
+      expect(seen.length).toBe(count);
+      expect(watch.peers).toEqual(peers);
+    } finally {
+      proxy.set({ kind: 'pass' });
+    }
+    await deletePod(s, ns, 't-2');
+    await waitFor('the change', () => watch.peers?.length === 2, 60_000);
+    expect(seen.at(-1)).toEqual(['t-0@10.9.1.1', 't-1@10.9.1.2']);
+  });
+
+  it('its own 403: Forbidden, no list handed over; a change arrives once it may read again', async () => {
+    const count = seen.length;
+    await kubectlOk(s, ['-n', ns, 'delete', 'rolebinding', 'app']);
+    try {
+      await reported('Forbidden');
+      expect(seen.length).toBe(count);
+      expect(watch.peers).toEqual(['t-0@10.9.1.1', 't-1@10.9.1.2']);
+    } finally {
+      await applyObjects(s, appRbac());
+    }
+    await deletePod(s, ns, 't-1');
+    await waitFor('the change', () => watch.peers?.length === 1, 90_000);
+  });
+
+  it('the operator’s Lease stale: StatusStale, no list handed over; a change arrives once the operator is back', async () => {
+    const count = seen.length;
+    await op!.stop();
+    op = undefined;
+    await makeLeaseStale(s, ns, 'web');
+    await reported('StatusStale');
+    expect(seen.length).toBe(count);
+    expect(watch.peers).toEqual(['t-0@10.9.1.1']);
+    op = operator();
+    await createPod(s, ns, 't-3');
+    await setPodStatus(s, ns, 't-3', { ip: '10.9.1.4' });
+    await waitFor('the change', () => watch.peers?.length === 2, 60_000);
   });
 });

@@ -23,6 +23,10 @@ export class FaultProxy {
   mode: FaultMode = { kind: 'pass' };
   only: RegExp | undefined;
   requests = 0;
+  /** Requests a fault answered (a status, a hang or a drop): how a test sees that a fault hit. */
+  faulted = 0;
+  /** Answers passed on from the API server, by HTTP status. */
+  readonly passed = new Map<number, number>();
   private readonly sockets = new Set<Socket>();
   private server!: Server;
   url = '';
@@ -38,6 +42,7 @@ export class FaultProxy {
         this.requests++;
         const mode =
           this.only && !this.only.test(req.url ?? '') ? ({ kind: 'pass' } as FaultMode) : this.mode;
+        if (mode.kind !== 'pass') this.faulted++;
         if (mode.kind === 'drop') return void req.socket.destroy();
         if (mode.kind === 'hang') return;
         if (mode.kind === 'status') {
@@ -71,7 +76,11 @@ export class FaultProxy {
             ca,
           },
           (ur) => {
+            this.passed.set(ur.statusCode ?? 502, (this.passed.get(ur.statusCode ?? 502) ?? 0) + 1);
             res.writeHead(ur.statusCode ?? 502, ur.headers);
+            // At once, as the API server does: a watch's headers must not wait for its first event
+            // (clients take the headers as the watch's acceptance).
+            res.flushHeaders();
             ur.pipe(res);
           },
         );
@@ -89,10 +98,14 @@ export class FaultProxy {
     return this;
   }
 
-  set(mode: FaultMode, only?: RegExp): void {
+  /** Sets the fault; `drop` also destroys the open connections and returns how many there were. */
+  set(mode: FaultMode, only?: RegExp): number {
     this.mode = mode;
     this.only = only;
-    if (mode.kind === 'drop') for (const s of this.sockets) s.destroy();
+    if (mode.kind !== 'drop') return 0;
+    const open = [...this.sockets];
+    for (const s of open) s.destroy();
+    return open.length;
   }
 
   async stop(): Promise<void> {

@@ -108,6 +108,50 @@ export async function topologyStatus(
   return (JSON.parse(r.stdout) as { status?: ClusterTopologyStatus }).status;
 }
 
+/**
+ * Writes `status` (a merge patch) through the status subresource, as a person or another
+ * controller would; returns what the object then holds.
+ */
+export async function patchTopologyStatus(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+  status: Record<string, unknown>,
+): Promise<ClusterTopologyStatus> {
+  const out = await kubectlOk(s, [
+    '-n',
+    ns,
+    'patch',
+    'ctopo',
+    name,
+    '--subresource=status',
+    '--type=merge',
+    '-o',
+    'json',
+    '-p',
+    JSON.stringify({ status }),
+  ]);
+  return (JSON.parse(out) as { status: ClusterTopologyStatus }).status;
+}
+
+/**
+ * The operator's liveness Lease of `topology` made stale without waiting out its limit: its last
+ * renewal dated an hour back (stop the operator first, or it renews it).
+ */
+export async function makeLeaseStale(s: ControlPlaneState, ns: string, topology: string): Promise<void> {
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace('Z', '000Z');
+  await kubectlOk(s, [
+    '-n',
+    ns,
+    'patch',
+    'lease',
+    `clustertopology.${topology}`,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec: { renewTime: hourAgo } }),
+  ]);
+}
+
 export const condition = (st: ClusterTopologyStatus | undefined, type: string) =>
   st?.conditions?.find((c) => c.type === type);
 

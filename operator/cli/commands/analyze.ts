@@ -161,8 +161,8 @@ async function analyzeLive(
 ): Promise<number> {
   const layout = layoutSource === undefined ? undefined : await readLayout(layoutSource, io);
   if (typeof layout === 'number') return layout;
-  const { kube, namespace } = connectCluster('analyze', values);
   try {
+    const { kube, namespace } = connectCluster('analyze', values);
     const lookup = await getTopology(kube, namespace, name);
     if (!lookup.found) {
       io.err(`ctopo analyze: ${sanitizeCell(lookup.message)}`);

@@ -19,6 +19,7 @@ import {
 } from '../check-report.js';
 import { OPERATOR_LEASE_SELECTOR } from '../../api/operator-lease.js';
 import { GROUP, KIND, PLURAL, VERSION } from '../../api/schema.js';
+import { MEMBER_RESOURCE } from '../../api/member-schema.js';
 import { parseDuration } from '../../api/duration.js';
 import { ApiError, TransportError, type Kube, type KubeObject } from '../../kube/client.js';
 import { topologyPath } from '../../kube/paths.js';
@@ -147,7 +148,8 @@ async function gather(
     crd = failedRead(e, `CRD ${crdName}`, kube);
   }
   const ns = opts.operatorNamespace;
-  const [leases, deployments, readerRoles, topology] = await Promise.all([
+  const [memberCrd, leases, deployments, readerRoles, topology] = await Promise.all([
+    read<CrdView>(kube, crdPath(MEMBER_RESOURCE), `CRD ${MEMBER_RESOURCE}`),
     listOf<KubeObject>(kube, leasesPath(ns), OPERATOR_LEASE_SELECTOR, 'the operator Leases'),
     listOf<DeploymentView>(kube, deploymentsPath(ns), DEPLOYMENT_SELECTOR, 'the operator Deployments'),
     listOf<RoleView>(
@@ -166,7 +168,10 @@ async function gather(
     kind: 'facts',
     facts: {
       version: PACKAGE_VERSION,
-      crds: [{ name: crdName, served: VERSION, read: crd }],
+      crds: [
+        { name: crdName, served: VERSION, read: crd },
+        { name: MEMBER_RESOURCE, served: VERSION, read: memberCrd },
+      ],
       ...(ns !== undefined ? { operatorNamespace: ns } : {}),
       leases: operatorLeases,
       deployments,

@@ -16,6 +16,9 @@ import { getLease } from '../../protocol/get.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../naming/index.js';
 import { sanitizeCell } from '../../naming/quote.js';
 
+/** sysexits' EX_UNAVAILABLE, as for `ctopo analyze`: a script tells "not a peer" (1) from "cannot tell". */
+const EXIT_CANNOT_READ = 69;
+
 /**
  * `ctopo explain`: why one pod is in or out of a topology. The status answers for every pod the
  * operator selected; for any other pod the API server is asked whether it exists and whether the
@@ -45,8 +48,10 @@ Flags:
 
 Exit status:
   0   the pod is a peer
-  1   it is not (excluded, not selected, not there), or the ClusterTopology cannot be read
+  1   it is not (excluded, not selected, not there)
   64  bad usage
+  69  the ClusterTopology is not found or cannot be read (no usable kubeconfig, API server refused
+      or unreachable)
 
 Examples:
   ctopo explain -n netzlive web myname-web-0
@@ -58,12 +63,12 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
   allowPositionals: true,
   async run(values, positionals, io) {
     const [name, pod] = positionalsExactly('explain', positionals, ['NAME', 'POD']) as [string, string];
-    const { kube, namespace } = connectCluster('explain', values);
     try {
+      const { kube, namespace } = connectCluster('explain', values);
       const lookup = await getTopology(kube, namespace, name);
       if (!lookup.found) {
         io.err(`ctopo explain: ${sanitizeCell(lookup.message)}`);
-        return 1;
+        return EXIT_CANNOT_READ;
       }
       const { metadata, spec, status } = lookup.topology;
       const topology: TopologyFacts = {
@@ -98,7 +103,7 @@ The package installs this CLI also as kubectl-ctopo: with its bin directory on P
     } catch (e) {
       if (e instanceof ClusterReadError) {
         io.err(`ctopo explain: ${sanitizeCell(e.message)}`);
-        return 1;
+        return EXIT_CANNOT_READ;
       }
       throw e;
     }

@@ -16,8 +16,8 @@ import {
 } from '../../support/objects.js';
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
-import { sleep, waitFor } from '../../support/wait.js';
-import { MeshWatch, type Mark } from './mesh-watch.js';
+import { waitFor } from '../../support/wait.js';
+import { MeshWatch, type Mark } from '../../support/mesh-watch.js';
 
 /**
  * Every promise of the agent, on real things: a real API server and operator, real BEAM nodes,
@@ -96,6 +96,12 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     expect(losses).toEqual([]);
     for (const m of WEB) expect(watch.samplesSince(mark, full(m))).toBeGreaterThanOrEqual(3);
   };
+  /** A window counted, not slept: from now until every node has `n` more samples of nodes(). */
+  const holdSamples = async (n: number) => {
+    const from = await watch.mark();
+    for (const m of WEB)
+      await waitFor(`${n} samples of ${m}`, () => watch.samplesSince(from, full(m)) >= n, 30_000);
+  };
   const agentRbac = () =>
     readerRbac({
       namespace: NS,
@@ -163,7 +169,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     const mark = await watch.mark();
     await kubectlOk(s, ['-n', NS, 'delete', 'rolebinding', 'agent']);
     await everyAgentIn('Forbidden', 1);
-    await sleep(3_000);
+    await holdSamples(3);
     await noLosses(mark);
     await applyObjects(s, agentRbac());
     await everyAgentIn('Forbidden', 0);
@@ -174,7 +180,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     const mark = await watch.mark();
     await kubectlOk(s, ['-n', NS, 'delete', 'clustertopology', 'web']);
     await everyAgentIn('ObjectGone', 1);
-    await sleep(3_000);
+    await holdSamples(3);
     await noLosses(mark);
     await applyTopology(s, NS, 'web', {
       selector: 'netzlive/pod-type=cluster-service',
@@ -213,7 +219,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
         JSON.stringify({ spec: { renewTime: hourAgo.replace(/\.(\d{3})Z$/, '.$1000Z') } }),
       ]);
     await everyAgentIn('StatusStale', 1);
-    await sleep(3_000);
+    await holdSamples(3);
     await noLosses(mark);
     op = startOperator(opKubeconfig, ['--namespaces', NS, '--no-leader-elect']);
     await everyAgentIn('StatusStale', 0);

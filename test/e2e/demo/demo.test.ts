@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { CtopoProcess, ctopoDevBin } from '../../support/operator-process.js';
+import { processesMatching } from '../../support/processes.js';
+import { waitFor } from '../../support/wait.js';
 
 /** `npm run demo -- args…` after its build: the dev tools' entry. */
 const demo = (args: string[] = []) => new CtopoProcess(['demo', ...args], {}, ctopoDevBin);
@@ -8,14 +9,10 @@ const demo = (args: string[] = []) => new CtopoProcess(['demo', ...args], {}, ct
 /**
  * The processes a demo started and left behind: everything it starts (operator, agents, BEAM nodes
  * through their HOME) carries its `ctopo-demo-…` directory in its arguments; other tests' BEAM
- * nodes, which may run at the same time, do not.
+ * nodes, which may run at the same time, do not. The interrupted run below shows that this finds
+ * a running demo's processes.
  */
-const ours = () =>
-  new Promise<string[]>((ok) =>
-    execFile('ps', ['-eo', 'pid,args'], (_e, out) =>
-      ok(out.split('\n').filter((l) => /ctopo-demo-/.test(l))),
-    ),
-  );
+const ours = () => processesMatching(/ctopo-demo-/);
 
 describe('npm run demo (the README’s first command)', () => {
   it.each(['erlang', 'file'])(
@@ -60,18 +57,27 @@ describe('npm run demo (the README’s first command)', () => {
 
   it('tears everything down when interrupted', async () => {
     const p = demo(['--connector', 'erlang']);
-    const deadline = Date.now() + 60_000;
-    while (!/starting real BEAM nodes/.test(p.output) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitFor(
+      'the demo to start its BEAM nodes',
+      () => /starting real BEAM nodes/.test(p.output),
+      120_000,
+    );
+    // Its processes are there to be found (the check below is not blind) …
+    const running = await waitFor(
+      "the demo's processes",
+      async () => {
+        const found = await ours();
+        return found.some((l) => /\berl|beam/.test(l)) ? found : undefined;
+      },
+      60_000,
+    );
+    expect(running.length).toBeGreaterThan(0);
     p.child.kill('SIGINT');
     expect(await p.wait()).toBe(130);
-    // Nodes halt when their watchdog sees the demo gone; give them a moment, then nothing may be left.
-    const deadline2 = Date.now() + 15_000;
-    let left = await ours();
-    while (left.length && Date.now() < deadline2) {
-      await new Promise((r) => setTimeout(r, 250));
-      left = await ours();
-    }
-    expect(left).toEqual([]);
-  });
+    // … and gone once it stopped: nodes halt when their watchdog sees the demo gone.
+    await waitFor('nothing of the demo left', async () => (await ours()).length === 0, 15_000).catch(
+      () => undefined,
+    );
+    expect(await ours()).toEqual([]);
+  }, 240_000);
 });

@@ -13,7 +13,7 @@ import {
 } from '../../support/objects.js';
 import { startOperator, type CtopoProcess } from '../../support/operator-process.js';
 import { Atom, MigrationWorld, type MigrationNode, type Term } from '../../support/migration-nodes.js';
-import { sleep, waitFor } from '../../support/wait.js';
+import { waitFor } from '../../support/wait.js';
 import { operatorNamespace } from '../../support/world.js';
 
 /**
@@ -160,6 +160,19 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
     for (const n of world.running()) n.joinedAt ??= now;
   };
 
+  /**
+   * Waits until every running node has reported `n` samples of nodes() taken after `mark` (each
+   * node samples once a second; clients and stand-ins poll as often): a window of several polls
+   * counted, not slept.
+   */
+  const samplesAfter = (mark: number, n: number, what: string) =>
+    waitFor(
+      what,
+      () => world.running().every((x) => x.samples.filter((p) => p.at > mark).length >= n),
+      60_000,
+      200,
+    );
+
   /** One step of a rolling update: the new pod's node joins, then the old one stops and goes. */
   const replace = async (
     old: { node: MigrationNode; pod: string },
@@ -171,7 +184,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
     await old.node.stop();
     await deletePod(s, ns, old.pod);
     // Some polls with the old node gone, before the next step.
-    await sleep(2500);
+    await samplesAfter(Date.now(), 3, `${what}: 3 samples of every node after ${old.node.name} stopped`);
     return { node, pod: next.pod };
   };
 
@@ -222,7 +235,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
         members = members.map((x) => (x === m ? moved : x));
       }
       // Only BEAM clients run now: the mesh must hold on its own for several polls.
-      await sleep(4000);
+      await samplesAfter(Date.now(), 4, 'all on cluster-topology: 4 more samples of every node');
       await meshed('all on cluster-topology');
       noCutOffs();
 
@@ -299,7 +312,7 @@ describe('migrating from libcluster, one pod at a time, and back', () => {
         }
       };
       await roll('ct', 51, 'ctopo');
-      await sleep(4000);
+      await samplesAfter(Date.now(), 4, 'all on cluster-topology: 4 more samples of every node');
       await meshed('all on cluster-topology');
       noCutOffs();
       await roll('lc', 71, 'standin');

@@ -124,14 +124,16 @@ describe('file connector', () => {
           `
           const fs = require('node:fs');
           const good = new Set(JSON.parse(process.argv[2]));
-          let reads = 0, bad = 0, sample = '';
-          const end = Date.now() + 1500;
-          while (Date.now() < end) {
+          let reads = 0, bad = 0, sample = '', switches = 0, last;
+          // Reads until it has seen the content change 20 times: reads and writes interleaved.
+          while (switches < 20) {
             let t; try { t = fs.readFileSync(process.argv[1], 'utf8'); } catch { continue; }
             reads++;
-            if (!good.has(t)) { bad++; sample = t.slice(-80); }
+            if (!good.has(t)) { bad++; sample = t.slice(-80); continue; }
+            if (last !== undefined && t !== last) switches++;
+            last = t;
           }
-          process.stdout.write(JSON.stringify({ reads, bad, sample }));
+          process.stdout.write(JSON.stringify({ reads, bad, sample, switches }));
           `,
           path,
           JSON.stringify([...good]),
@@ -154,10 +156,13 @@ describe('file connector', () => {
         writes++;
       }
       await done;
-      const { reads, bad, sample } = JSON.parse(out) as { reads: number; bad: number; sample: string };
-      expect({ bad, sample }).toEqual({ bad: 0, sample: '' });
-      expect(reads).toBeGreaterThan(100);
-      expect(writes).toBeGreaterThan(10);
+      const r = JSON.parse(out) as { reads: number; bad: number; sample: string; switches: number };
+      expect({ bad: r.bad, sample: r.sample, switches: r.switches }).toEqual({
+        bad: 0,
+        sample: '',
+        switches: 20,
+      });
+      expect(writes).toBeGreaterThanOrEqual(20);
       expect(readdirSync(dir).filter((f) => f.includes(`race-${format}`) && f.endsWith('.tmp'))).toEqual([]);
     },
     20_000,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ConnectResult, Connector, ConnectorAction } from '../../../operator/agent/connectors/types.js';
 import { fileMemory, parseState, renderState, type AgentMemory } from '../../../operator/agent/memory.js';
 import { RoundLoop } from '../../../operator/agent/round-loop.js';
+import { waitFor } from '../../support/wait.js';
 
 const T = 'app/web';
 
@@ -92,7 +93,7 @@ describe('RoundLoop with a memory', () => {
     const loop = new RoundLoop({ connector: f.connector, self: 's@h', memory: mem });
     f.block();
     const done = loop.submit({ kind: 'status', peers: ['a@h', 'down@h'] });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the first connect call', () => f.calls.length > 0, 5_000, 1);
     // Mid-round (a kill here would lose nothing): both are on disk already.
     expect(mem.saved).toEqual([['a@h', 'down@h']]);
     f.unblock();

@@ -114,12 +114,62 @@ describe('the invariant checker', () => {
     expect(d.lostConnections).toBe(0);
   });
 
+  it("counts a nodedown the node's monitor heard, though the next sample shows the peer again", async () => {
+    const members = new Set(['m0', 'm1', 'm2']);
+    const c = new InvariantChecker();
+    c.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    await c.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    // m1 dropped at 1,200 ms and was connected again before the sample at 2,000 ms.
+    await c.observeDown(1_200, 'm0', 'm1', 'connection_closed', members, listed);
+    await c.observeMesh(2_000, 'm0', ['m1', 'm2'], members, listed);
+    expect([c.lostConnections, c.nodedowns]).toEqual([1, 1]);
+    expect(c.violations).toEqual([
+      '1200 ms: m0 lost its connection to m1 (nodedown (connection_closed)), which stayed listed',
+    ]);
+    // Sampling alone would have seen nothing.
+    const sampled = new InvariantChecker();
+    sampled.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    await sampled.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    await sampled.observeMesh(2_000, 'm0', ['m1', 'm2'], members, listed);
+    expect(sampled.lostConnections).toBe(0);
+  });
+
+  it('judges a loss both the monitor and a sample report once; one only a sample shows is counted apart', async () => {
+    const members = new Set(['m0', 'm1', 'm2']);
+    const c = new InvariantChecker();
+    c.observeStatus(0, ['m0', 'm1', 'm2'], true);
+    await c.observeMesh(1, 'm0', ['m1', 'm2'], members, listed);
+    await c.observeDown(1_500, 'm0', 'm1', 'net_tick_timeout', members, listed);
+    await c.observeMesh(2_000, 'm0', ['m2'], members, listed);
+    expect([c.lostConnections, c.lossesSampledOnly]).toEqual([1, 0]);
+    await c.observeMesh(3_000, 'm0', ['m1'], members, listed);
+    expect([c.lostConnections, c.lossesSampledOnly]).toEqual([2, 1]);
+  });
+
+  it('a nodedown of a node that is gone, leaving or unlisted is no violation; during a departure it is excused', async () => {
+    const c = new InvariantChecker();
+    c.observeStatus(0, ['m0', 'm1', 'm2', 'm9'], true);
+    await c.observeDown(5, 'm0', 'm3', 'shutdown', new Set(['m0', 'm1', 'm2']), listed); // not alive
+    c.markLeaving('m2', 6);
+    await c.observeDown(7, 'm0', 'm2', 'disconnect', new Set(['m0', 'm1', 'm2']), listed);
+    await c.observeDown(8, 'm0', 'm1', 'disconnect', new Set(['m0', 'm1']), async () => false);
+    expect(c.lostConnections).toBe(0);
+    c.markLeaving('m9', 9);
+    c.observeStatus(10, ['m0', 'm1'], true);
+    await c.observeDown(11, 'm0', 'm1', 'disconnect', new Set(['m0', 'm1', 'm9']), listed);
+    expect([c.lostConnections, c.lostAfterLeave]).toEqual([0, 1]);
+  });
+
   it('reports changes never seen, and the longest latency', () => {
     const c = new InvariantChecker();
     c.expectChange('x', 0, (p) => p.includes('x'));
     c.expectChange('y', 10, (p) => p.includes('y'));
     c.observeStatus(500, ['x'], true);
-    const r = c.report({ seed: 1, minutes: 1, actions: {} });
+    const r = c.report({
+      seed: 1,
+      minutes: 1,
+      actions: { attempted: {}, tookEffect: {}, effects: [], skipped: [], failed: [] },
+    });
     expect(r).toMatchObject({ changes: 2, changesNotSeen: 1, longestChangeMs: 500 });
   });
 });

@@ -1,5 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fixturePath, runCli } from './helpers.js';
 
 // The commands in-process, through main() (flag parsing, UsageError → 64); the end-to-end runs of
@@ -154,6 +156,37 @@ describe('ctopo explain (in process, usage only)', () => {
   });
 });
 
+describe('analyze and explain without a usable kubeconfig: 69 (cannot tell), never a verdict', () => {
+  const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+  const home = mkdtempSync(join(tmpdir(), 'ctopo-no-kubeconfig-'));
+  const garbage = join(home, 'garbage.kubeconfig');
+  writeFileSync(garbage, 'apiVersion: v1\nkind: Config\n');
+  afterEach(() => {
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  });
+
+  it.each([
+    [{ KUBECONFIG: join(home, 'missing') }, `${join(home, 'missing')}: no such file`],
+    [{ KUBECONFIG: garbage }, 'no current context'],
+    [{ KUBECONFIG: undefined }, `$KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist`],
+  ])('%j: exit 69 and says why', async (env, why) => {
+    process.env.HOME = home;
+    if (env.KUBECONFIG === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = env.KUBECONFIG;
+    for (const argv of [
+      ['analyze', 'web'],
+      ['explain', 'web', 'web-0'],
+    ]) {
+      const r = await runCli(argv);
+      expect({ argv, code: r.code, out: r.out }).toEqual({ argv, code: 69, out: '' });
+      expect(r.err).toContain(`ctopo ${argv[0]}: no usable kubeconfig`);
+      expect(r.err).toContain(why);
+    }
+  });
+});
+
 describe('--help', () => {
   it.each(['resolve', 'analyze', 'explain'])(
     '%s: usage, flags, exit codes, examples incl. the kubectl plugin',
@@ -163,6 +196,12 @@ describe('--help', () => {
       expect(r.out).toContain(`Usage: ctopo ${cmd}`);
       expect(r.out).toContain('Flags:');
       expect(r.out).toContain('Exit status:');
+      if (cmd === 'explain')
+        for (const line of [
+          /^ {2}1 +it is not/m,
+          /^ {2}69 +the ClusterTopology is not found or cannot be read/m,
+        ])
+          expect(r.out).toMatch(line);
       if (cmd === 'analyze')
         // Verdicts apart from "could not analyse".
         for (const line of [

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
 import { admit, type Admission } from '../../../operator/controller/admission.js';
 import { planReconcile, type ReconcileInput } from '../../../operator/controller/plan.js';
+import { OPERATOR_STATUS_FIELDS } from '../../../operator/protocol/publish.js';
+import { statusSchema } from '../../../operator/api/schema.js';
 import type { PollView } from '../../../operator/controller/last-response.js';
 import { summarizePod, type PodSummary } from '../../../operator/controller/pod-summary.js';
 import { DEFAULT_NAMING_SETTINGS } from '../../../operator/naming/index.js';
@@ -303,3 +305,86 @@ describe('planReconcile: what a write carries', () => {
     expect(refused.write?.gauges.peers).toBe(0);
   });
 });
+
+describe('planReconcile: the status the object holds, not only the one last written', () => {
+  const step: Step = {
+    kind: 'ok',
+    pods: [
+      { ip: true, node: 0 },
+      { ip: true, node: 1 },
+    ],
+  };
+  const written = planReconcile(inputFor(step, undefined, 0, 'Retain')).write!.status;
+
+  it('an owned field someone else changed is written back, from what the object holds', () => {
+    for (const observed of [
+      { ...written, peers: [], peerCount: 0 },
+      { ...written, peers: [{ ...written.peers![0]!, nodeName: 'intruder@10.9.9.9' }] },
+      { ...written, lastResponse: undefined },
+      undefined,
+    ]) {
+      const plan = planReconcile({
+        ...inputFor(step, written, 10, 'Retain'),
+        observed: { status: observed },
+      });
+      // The same content (lastPollTime, the time of this poll, moves with the object's content).
+      const restored = { ...written, lastPollTime: new Date(T0 + 10_000).toISOString() };
+      expect(plan.write?.status).toEqual(restored);
+      // The patch turns what the object holds into the operator's status.
+      expect(mergeApply(observed ?? {}, plan.write!.patch)).toEqual(restored);
+      // Putting it back is no change of the operator's: no Event.
+      expect(plan.write!.events).toEqual([]);
+    }
+  });
+
+  it('a mesh someone else wrote is put back to the one the operator wrote (here none)', () => {
+    const mesh = { members: 9, reporting: 9, fullyConnected: 9, largestGroup: 9, summary: '9/9 made up' };
+    const observed: ClusterTopologyStatus = { ...written, mesh };
+    const plan = planReconcile({ ...inputFor(step, written, 10, 'Retain'), observed: { status: observed } });
+    expect(plan.write!.patch).toMatchObject({ mesh: null });
+    expect(mergeApply(observed, plan.write!.patch)).toEqual({
+      ...written,
+      lastPollTime: new Date(T0 + 10_000).toISOString(),
+    });
+  });
+
+  it('nothing to write when the object holds it (only lastPollTime differs, or the keys’ order)', () => {
+    const reordered = Object.fromEntries(Object.entries(written).reverse()) as ClusterTopologyStatus;
+    for (const observed of [written, reordered, { ...written, lastPollTime: '2020-01-01T00:00:00Z' }])
+      expect(
+        planReconcile({ ...inputFor(step, written, 10, 'Retain'), observed: { status: observed } }).write,
+      ).toBeUndefined();
+  });
+
+  it('a field the operator does not own is neither compared nor patched', () => {
+    const observed = { ...written, foreign: { by: 'someone else' } } as ClusterTopologyStatus;
+    expect(
+      planReconcile({ ...inputFor(step, written, 10, 'Retain'), observed: { status: observed } }).write,
+    ).toBeUndefined();
+    const emptied = { ...observed, peers: [] };
+    const plan = planReconcile({ ...inputFor(step, written, 10, 'Retain'), observed: { status: emptied } });
+    expect(plan.write!.patch).not.toHaveProperty('foreign');
+    expect(mergeApply(emptied, plan.write!.patch)).toEqual({
+      ...written,
+      lastPollTime: new Date(T0 + 10_000).toISOString(),
+      foreign: { by: 'someone else' },
+    });
+  });
+
+  it('the owned fields are exactly the status schema’s (a new status field must be named owned or not)', () => {
+    expect([...OPERATOR_STATUS_FIELDS].sort()).toEqual(Object.keys(statusSchema.properties!).sort());
+  });
+});
+
+/** RFC 7386: `patch` applied to `target` (what the API server does with a merge patch). */
+function mergeApply(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergeApply(out[k], v);
+  }
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out;
+}

@@ -111,6 +111,13 @@ describe('credentials without client-node', () => {
     expect(findCredentials(undefined, { KUBECONFIG: 'a:b' })).toMatchObject({ kind: 'delegate' });
   });
 
+  it('no kubeconfig anywhere and not in a pod: says where it looked (no silent localhost:8080)', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ctopo-home-'));
+    expect(() => findCredentials(undefined, { HOME: home })).toThrow(
+      `$KUBECONFIG is not set, ${join(home, '.kube', 'config')} does not exist, and this is not a pod with a service account`,
+    );
+  });
+
   it('the in-cluster service account, its projected token re-read when the file changes', () => {
     const sa = mkdtempSync(join(tmpdir(), 'ctopo-sa-'));
     writeFileSync(join(sa, 'token'), 'one\n');

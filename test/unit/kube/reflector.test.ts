@@ -57,6 +57,36 @@ describe('the reflector shell, on a fake clock', () => {
     return reflector;
   };
 
+  it('counts as down while every watch fails at once, however often one is asked for', async () => {
+    const server = fakeServer({
+      watch: (_e, done) => queueMicrotask(() => done(new TransportError('cut'))),
+    });
+    const r = start(server.opts);
+    const started = Date.now();
+    await jest.advanceTimersByTimeAsync(120_000);
+    expect(server.calls.watches.length).toBeGreaterThan(5);
+    expect(r.downSince).toBe(started);
+  });
+
+  it('counts a watch that stays open a second, or speaks, as up', async () => {
+    const quiet = fakeServer({ watch: () => {} });
+    const r = start(quiet.opts);
+    await jest.advanceTimersByTimeAsync(999);
+    expect(r.downSince).toBeDefined();
+    await jest.advanceTimersByTimeAsync(2);
+    expect(r.downSince).toBeUndefined();
+    r.stop();
+    const speaking = fakeServer({
+      watch: (event) =>
+        queueMicrotask(() =>
+          event('ADDED', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', resourceVersion: '2' } }),
+        ),
+    });
+    const r2 = start(speaking.opts);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(r2.downSince).toBeUndefined();
+  });
+
   it('does not re-open a watch the server closes cleanly and at once in a hot loop', async () => {
     const server = fakeServer({ watch: (_e, done) => queueMicrotask(() => done(null)) });
     start(server.opts);

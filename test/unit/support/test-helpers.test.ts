@@ -32,11 +32,16 @@ describe('sumMetric', () => {
     expect(() => sumMetric(body, 'ctopo_api')).toThrow('is not exported');
   });
 
-  it("finds the operator's event-loop lag metrics in its real exposition", async () => {
+  it("finds the operator's event-loop lag metrics in its real exposition (declared, with a sample)", async () => {
     const m = operatorMetrics();
     const text = await m.registry.metrics();
-    expect(sumMetric(text, 'ctopo_operator_nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0);
-    expect(sumMetric(text, 'ctopo_operator_nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+    for (const name of [
+      'ctopo_operator_nodejs_eventloop_lag_max_seconds',
+      'ctopo_operator_nodejs_eventloop_lag_p99_seconds',
+    ]) {
+      expect(Number.isFinite(sumMetric(text, name))).toBe(true);
+      expect(text).toMatch(new RegExp(`^${name} \\S+$`, 'm'));
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { run, type ErlangTestEnv } from '../../support/erlang.js';
+import { run, type ErlangTestEnv } from './erlang.js';
 
 /**
  * Watches real BEAM nodes so that nothing between two looks hides: on every watched node a small
@@ -31,7 +31,7 @@ loop(Downs) ->
     receive
         {nodedown, Node, Info} ->
             Reason = proplists:get_value(nodedown_reason, Info),
-            loop([{down, Node, Reason} | Downs]);
+            loop([{down, Node, Reason, erlang:system_time(millisecond)} | Downs]);
         {downs, From} ->
             From ! {ctopo_mesh_watch, lists:reverse(Downs)},
             loop(Downs);
@@ -47,6 +47,8 @@ downs() ->
 export interface NodeDown {
   readonly node: string;
   readonly reason: string;
+  /** When the node heard it (its OS clock, milliseconds since the epoch: this host's Date.now()). */
+  readonly at: number;
 }
 
 interface Sample {
@@ -66,14 +68,17 @@ export class MeshWatch {
     private readonly beamDir: string,
   ) {}
 
-  /** Compiles the monitor module once; `stop()` removes it. */
-  static async create(erl: ErlangTestEnv, tmp: string): Promise<MeshWatch> {
+  /**
+   * Compiles the monitor module once; `stop()` removes it. `sample: false` leaves nodes() to the
+   * caller (only the nodedowns are kept).
+   */
+  static async create(erl: ErlangTestEnv, tmp: string, opts: { sample?: boolean } = {}): Promise<MeshWatch> {
     const dir = await mkdtemp(join(tmp, 'mesh-watch-'));
     await writeFile(join(dir, 'ctopo_mesh_watch.erl'), MONITOR);
     const r = await run('erlc', ['-o', dir, join(dir, 'ctopo_mesh_watch.erl')], erl.childEnv());
     if (r.code !== 0) throw new Error(`erlc failed: ${r.stderr || r.stdout}`);
     const w = new MeshWatch(erl, dir);
-    w.timer = setInterval(() => void w.sample(), 1000);
+    if (opts.sample !== false) w.timer = setInterval(() => void w.sample(), 1000);
     return w;
   }
 
@@ -97,9 +102,10 @@ export class MeshWatch {
     const r = await this.erl.rpc(node, 'ctopo_mesh_watch downs []');
     if (r.code !== 0 || !r.stdout.trim().startsWith('['))
       throw new Error(`asking ${node} for its nodedowns: ${r.stdout} ${r.stderr}`);
-    return [...r.stdout.matchAll(/\{down,\s*'([^']+)',\s*([^}]*)\}/g)].map((m) => ({
+    return [...r.stdout.matchAll(/\{down,\s*'([^']+)',\s*(\w+),\s*(\d+)\}/g)].map((m) => ({
       node: m[1]!,
       reason: m[2]!,
+      at: Number(m[3]),
     }));
   }
 
