@@ -16,6 +16,9 @@
  *    Bytes to 1,000 readers: every watcher of the object receives each write whole, so the bytes
  *    are the measured size of each such write's watch event times 1,000 (arithmetic, not 1,000
  *    open watches), for the 100-member object and for the 1,000-member one of part 1.
+ * 3. A link that flaps while no pod changes (members 0 and 1 of 100 cut off from each other and
+ *    connected again by turns, every 10 s): every write is the mesh's, held back by the 15 s limit
+ *    alone.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,9 +50,15 @@ const MEMBERS = env('BENCH_MESH_MEMBERS', 1000);
 const WINDOW_S = env('BENCH_MESH_WINDOW_S', 60);
 const ROLLOUT = env('BENCH_MESH_ROLLOUT', 100);
 /** Paces of the rollout (ms between replacements), each on a topology of its own. */
-const ROLLOUT_STEPS_MS = (process.env.BENCH_MESH_ROLLOUT_STEPS_MS ?? '2000,10000').split(',').map(Number);
+const ROLLOUT_STEPS_MS = (process.env.BENCH_MESH_ROLLOUT_STEPS_MS ?? '2000,10000')
+  .split(',')
+  .filter((x) => x.trim() !== '')
+  .map(Number);
 /** A slow pace replaces only as many pods as fit in this time: the figures are a minute's. */
 const ROLLOUT_MAX_S = env('BENCH_MESH_ROLLOUT_MAX_S', 300);
+/** A link that flaps with no pod changing: how long (0 skips), and how often it flips. */
+const FLAP_S = env('BENCH_MESH_FLAP_S', 180);
+const FLAP_EVERY_MS = env('BENCH_MESH_FLAP_EVERY_MS', 10_000);
 const CONNECT_MS = env('BENCH_MESH_CONNECT_MS', 500);
 const READERS = 1000;
 /** The goal of #30 item 7 for writes caused by `mesh`. */
@@ -475,6 +484,82 @@ async function rollout(c: BenchCluster, stepMs: number, base: number): Promise<P
   };
 }
 
+interface Flapping {
+  /** Times of the ClusterTopology writes (all of them caused by mesh: no pod changes). */
+  writesAt: number[];
+  flips: number;
+  seconds: number;
+}
+
+/**
+ * A link that flaps while no pod changes: ROLLOUT meshed members, then members 0 and 1 report their
+ * link refused and connected by turns, each flip a report of both (at the writer's fastest pace:
+ * one every 10 s). Every ClusterTopology write in the window is the mesh's; the 15 s limit is all
+ * that holds them back.
+ */
+async function flappingLink(c: BenchCluster, base: number): Promise<Flapping> {
+  const topology = 'flapping';
+  log(`${topology}: ${ROLLOUT} members, a link flipping every ${FLAP_EVERY_MS} ms for ${FLAP_S} s`);
+  await mapLimit(
+    Array.from({ length: ROLLOUT }, (_, k) => base + k),
+    16,
+    (i) => startPod(c, i, topology),
+  );
+  await createTopology(c, topology, `app=${topology}`);
+  const watch = await watchTopology(c, topology);
+  await watch.reach((s) => s.peerCount === ROLLOUT, 120_000, `${ROLLOUT} peers`);
+  const peers = peersOf(watch.current!.object);
+  const names = peers.map((p) => p.nodeName);
+  const rv = watch.current!.object.metadata.resourceVersion;
+  const report = (i: number, cut: boolean) =>
+    write(
+      c,
+      reportOf(
+        c,
+        topology,
+        peers[i]!,
+        peers,
+        names.filter((n) => !(cut && n === peers[1 - i]!.nodeName)),
+        rv,
+      ).report,
+    );
+  await mapLimit(
+    peers.map((_, i) => i),
+    16,
+    (i) => report(i, false),
+  );
+  const whole = `${ROLLOUT}/${ROLLOUT}`;
+  await watch.reach((s) => summaryOf(s.object) === whole, 120_000, `MESH ${whole} before the flapping`);
+  await sleep(20_000); // past any held mesh write
+  const writes = new WriteLog(watch);
+  const t0 = performance.now();
+  let flips = 0;
+  while (performance.now() - t0 < FLAP_S * 1000) {
+    const next = performance.now() + FLAP_EVERY_MS;
+    const cut = flips % 2 === 0;
+    await Promise.all([report(0, cut), report(1, cut)]);
+    flips++;
+    const wait = next - performance.now();
+    if (wait > 0) await sleep(wait);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  return { writesAt: writes.between(t0, performance.now()).map((w) => w.at), flips, seconds };
+}
+
+function flappingFigures(f: Flapping): Figure[] {
+  const gaps = f.writesAt.slice(1).map((t, i) => t - f.writesAt[i]!);
+  const meanGap = gaps.length ? gaps.reduce((a, b) => a + b, 0) / gaps.length : Infinity;
+  return [
+    {
+      name: `mesh, a link of ${ROLLOUT} members flapping every ${FLAP_EVERY_MS / 1000} s, no pod changing: ClusterTopology writes a minute (60 s ÷ the mean time between writes)`,
+      unit: 'writes/min',
+      samples: [gaps.length ? 60_000 / meanGap : 0],
+      goal: { op: '<=', value: MESH_WRITES_GOAL_PER_MIN },
+      note: `${f.writesAt.length} writes, all caused by mesh, in ${f.seconds.toFixed(0)} s of ${f.flips} flips; shortest time between two ${gaps.length ? (Math.min(...gaps) / 1000).toFixed(1) : '—'} s`,
+    },
+  ];
+}
+
 function rolloutFigures(p1: Part1, p2: Part2): Figure[] {
   const meshOnlyPerMin = p2.meshOnly.length / p2.minutes;
   const meshOnlyBytes = p2.meshOnly.reduce((a, w) => a + w.bytes, 0);
@@ -515,7 +600,7 @@ function rolloutFigures(p1: Part1, p2: Part2): Figure[] {
   ];
 }
 
-function figures(p1: Part1, rollouts: Part2[]): Figure[] {
+function figures(p1: Part1, rollouts: Part2[], flapping: Flapping | undefined): Figure[] {
   return [
     {
       name: `mesh, ${MEMBERS} members, no reports: operator CPU a minute`,
@@ -547,6 +632,7 @@ function figures(p1: Part1, rollouts: Part2[]): Figure[] {
       goal: { op: '<=', value: OPERATOR_RSS_GOAL_MB },
     },
     ...rollouts.flatMap((r) => rolloutFigures(p1, r)),
+    ...(flapping ? flappingFigures(flapping) : []),
   ];
 }
 
@@ -571,7 +657,8 @@ export async function runMesh(): Promise<Figure[]> {
     // Pod indices of each rollout apart from part 1's and from each other's.
     for (const [j, stepMs] of ROLLOUT_STEPS_MS.entries())
       rollouts.push(await rollout(c, stepMs, 100_000 * (j + 1)));
-    return figures(p1, rollouts);
+    const flapping = FLAP_S > 0 ? await flappingLink(c, 100_000 * (ROLLOUT_STEPS_MS.length + 1)) : undefined;
+    return figures(p1, rollouts, flapping);
   } finally {
     await stop();
   }
