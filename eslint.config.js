@@ -88,6 +88,7 @@ export const PURE = {
     'operator/agent/step.ts',
     'operator/agent/observe.ts',
     'operator/agent/trouble-report.ts',
+    'operator/agent/member-view.ts',
     'operator/config/schema-check.ts',
     'operator/config/usage-error.ts',
   ],
