@@ -288,7 +288,7 @@ describe('a release, installed from its artifacts on a real node', () => {
         },
       },
     );
-    r = await check(later, ['--operator-namespace', opNs, '-n', appNs, 'web']);
+    r = await check(later, ['--operator-namespace', opNs, '-n', appNs, 'web', '--wait', '60s']);
     // The lines that are not ok, so a failure shows them.
     const notOk = r.stdout.split('\n').filter((l) => /^(FAIL|\?)/.test(l));
     expect({ code: r.code, notOk }).toEqual({ code: 0, notOk: [] });
