@@ -75,7 +75,12 @@
     retry_timer :: undefined | reference(),
     self_check :: map(),
     nodedowns = 0 :: non_neg_integer(),
-    reads = #{} :: #{cluster_topology_reader:kind() => map()}
+    reads = #{} :: #{cluster_topology_reader:kind() => map()},
+    %% The last failure per listed peer it is not connected to (the member report's reasons).
+    link_reasons = #{} :: #{binary() => binary()},
+    %% The member report's writer (`cluster_topology_report') and what it was told last.
+    reporter :: undefined | pid(),
+    told :: undefined | cluster_topology_report:facts()
 }).
 
 %% ---------------------------------------------------------------------------------------------
@@ -188,30 +193,38 @@ handle_call(_, _From, S) ->
 
 %% @private
 -spec handle_cast(term(), #s{}) -> {noreply, #s{}}.
+handle_cast({report_to, Pid}, S) ->
+    {noreply, tell_reporter(S#s{reporter = Pid, told = undefined})};
 handle_cast(_, S) ->
     {noreply, S}.
 
 %% @private
 -spec handle_info(term(), #s{}) -> {noreply, #s{}} | {noreply, #s{}, hibernate}.
-handle_info({cluster_topology_read, Kind, {retry, Cause, Delay}}, S) ->
+handle_info(Msg, S) ->
+    case info(Msg, S) of
+        {noreply, S1} -> {noreply, tell_reporter(S1)};
+        {noreply, S1, hibernate} -> {noreply, tell_reporter(S1), hibernate}
+    end.
+
+info({cluster_topology_read, Kind, {retry, Cause, Delay}}, S) ->
     {noreply, count_retry(Kind, Cause, Delay, S)};
-handle_info({cluster_topology_read, topology, {object, _, _, _} = Event}, S) ->
+info({cluster_topology_read, topology, {object, _, _, _} = Event}, S) ->
     %% A status event and a round's results are the large messages (a term per peer); after them
     %% the heap is shrunk to what is kept, instead of staying as large as the largest message.
     {noreply, topology_event(Event, S), hibernate};
-handle_info({cluster_topology_read, topology, Event}, S) ->
+info({cluster_topology_read, topology, Event}, S) ->
     {noreply, topology_event(Event, S)};
-handle_info({cluster_topology_read, lease, Event}, S) ->
+info({cluster_topology_read, lease, Event}, S) ->
     {noreply, lease_event(Event, S)};
-handle_info({'DOWN', Ref, process, _, Result}, #s{running = {Ref, _, _, _, _}} = S) ->
+info({'DOWN', Ref, process, _, Result}, #s{running = {Ref, _, _, _, _}} = S) ->
     {noreply, round_done(Result, S), hibernate};
-handle_info(retry, S) ->
+info(retry, S) ->
     {noreply, submit(S#s{retry_timer = undefined})};
-handle_info(liveness_check, S) ->
+info(liveness_check, S) ->
     {noreply, set_liveness(S#s{liveness_timer = undefined})};
-handle_info({nodedown, Node, Info}, S) ->
+info({nodedown, Node, Info}, S) ->
     {noreply, nodedown(atom_to_binary(Node, utf8), Info, S)};
-handle_info(_, S) ->
+info(_, S) ->
     {noreply, S}.
 
 %% @private
@@ -378,7 +391,8 @@ nodedown(Node, Info, #s{status = #{peers := _} = Cur} = S) ->
     case lists:member(Node, desired(Cur, S)) of
         true ->
             logger:notice("cluster_topology: connection to peer ~s lost (~0p); connecting again", [Node, Info], #{peer => Node}),
-            S1 = notify(#{event => nodedown, node => Node, info => Info}, S),
+            S1 = notify(#{event => nodedown, node => Node, info => Info},
+                S#s{link_reasons = (S#s.link_reasons)#{Node => <<"NodeDown">>}}),
             schedule_retry(maps:get(reconnect_delay_ms, S1#s.conf), S1#s{nodedowns = S1#s.nodedowns + 1});
         false ->
             S
@@ -444,7 +458,8 @@ round_done(Result, #s{running = {_, SeenAt, Plan, StartedAt, Began}} = S) ->
                         false ->
                             S1
                     end,
-                S3 = S2a#s{remembered = maps:get(remembered, Out), last_round = Report},
+                S3 = S2a#s{remembered = maps:get(remembered, Out), last_round = Report,
+                    link_reasons = link_reasons(Out, S2a#s.link_reasons)},
                 case maps:get(failed_connects, Out) =/= [] orelse maps:get(failed_disconnects, Out) =/= [] of
                     true -> schedule_retry(maps:get(retry_ms, S#s.conf), S3);
                     false -> S3
@@ -497,6 +512,47 @@ failed_report(What, F) ->
     logger:warning("cluster_topology: could not ~s ~b peers (~s, ...); retrying; state() lists them all",
         [What, length(F), lists:join(", ", [[N, " (", io_lib:format("~0p", [Why]), ")"] || {N, Why} <- First])],
         #{failed => length(F)}).
+
+%% The last failure per peer, for the member report: a failed connect is `Refused' (connect_node
+%% says no more than false: a different cookie, nobody listening, no answer), a connect that
+%% succeeded clears it; a dropped connection is `NodeDown' (nodedown/3).
+link_reasons(#{connected := Connected, failed_connects := Failed}, Reasons) ->
+    maps:merge(maps:without(Connected, Reasons), maps:from_list([{N, <<"Refused">>} || {N, _} <- Failed])).
+
+%% ---------------------------------------------------------------------------------------------
+%% The member report's writer: told what it needs whenever that changes.
+
+tell_reporter(#s{reporter = undefined} = S) ->
+    S;
+tell_reporter(#s{reporter = Pid, told = Told} = S) ->
+    case facts(S) of
+        Told ->
+            S;
+        Facts ->
+            Pid ! {cluster_topology_facts, Facts},
+            S#s{told = Facts}
+    end.
+
+facts(#s{status = Cur, conf = C, trouble = T} = S) ->
+    Trouble =
+        case T of
+            undefined -> undefined;
+            #{cause := Cause, detail := Detail, since := Since} -> cluster_topology_member:trouble(Cause, Detail, Since)
+        end,
+    case Cur of
+        undefined ->
+            #{peers => undefined, uid => undefined, resource_version => undefined, reasons => #{}, invalid => [],
+              trouble => Trouble};
+        #{peers := Peers, invalid := Invalid, resource_version := RV} ->
+            Pod = maps:get(pod_name, C),
+            Uids = [U || #{pod := P, uid := U} <- Peers ++ Invalid, P =/= undefined, P =:= Pod],
+            #{peers => [maps:with([node, pod], P) || P <- Peers ++ Invalid],
+              uid => case Uids of [U | _] -> U; [] -> undefined end,
+              resource_version => RV,
+              reasons => maps:with(desired(Cur, S), S#s.link_reasons),
+              invalid => [N || #{node := N} <- Invalid],
+              trouble => Trouble}
+    end.
 
 %% ---------------------------------------------------------------------------------------------
 %% State, hook and telemetry

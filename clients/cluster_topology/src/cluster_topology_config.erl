@@ -30,6 +30,7 @@
     pod_name => text(),
     service_account_dir => text(),
     lease => boolean(),
+    report => boolean(),
     hook => hook() | undefined,
     register => atom() | false,
     connect_concurrency => pos_integer(),
@@ -63,6 +64,7 @@
     pod_name := binary() | undefined,
     service_account_dir := binary(),
     lease := boolean(),
+    report := boolean(),
     hook := hook() | undefined,
     register := atom() | false,
     connect_concurrency := pos_integer(),
@@ -93,6 +95,7 @@ defaults() ->
         pod_name => undefined,
         service_account_dir => ?SA_DIR,
         lease => true,
+        report => true,
         hook => undefined,
         register => cluster_topology,
         connect_concurrency => 8,
@@ -164,6 +167,7 @@ string(K, V) when is_list(V), V =/= [] ->
 string(K, V) -> bad("~p must be a non-empty string, not ~p", [K, V]).
 
 other(lease, V) when is_boolean(V) -> V;
+other(report, V) when is_boolean(V) -> V;
 other(enabled, V) when is_boolean(V); V =:= auto -> V;
 other(hook, F) when is_function(F, 1) -> F;
 other(hook, {M, F}) when is_atom(M), is_atom(F) -> {M, F};

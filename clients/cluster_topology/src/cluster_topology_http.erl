@@ -5,7 +5,7 @@
 %% so that the client needs no `inets' and holds no process of its own.
 -module(cluster_topology_http).
 
--export([get/3, watch_open/3, watch_next/1, close/1, ssl_options/1]).
+-export([get/3, request/5, watch_open/3, watch_next/1, close/1, ssl_options/1]).
 
 -record(conn, {mod :: ssl | gen_tcp, sock :: term(), buf = <<>> :: binary(), timeout :: timeout(), max :: pos_integer(),
     %% chunked-transfer state for streams
@@ -24,10 +24,16 @@
 %% @doc GET Path; `{ok, Status, Headers, Body}' or `{error, Why}'.
 -spec get(conf(), iodata(), headers()) -> {ok, integer(), [{binary(), binary()}], binary()} | {error, term()}.
 get(Conf, Path, Extra) ->
+    request(Conf, <<"GET">>, Path, Extra, none).
+
+%% @doc A request of `Method' with a body (`{ContentType, Body}') or none; its answer as `get/3'.
+-spec request(conf(), binary(), iodata(), headers(), none | {iodata(), iodata()}) ->
+    {ok, integer(), [{binary(), binary()}], binary()} | {error, term()}.
+request(Conf, Method, Path, Extra, Sent) ->
     case open(Conf) of
         {ok, C} ->
             try
-                send_request(C, Conf, Path, Extra),
+                send_request(C, Conf, Method, Path, Extra, Sent),
                 {Status, Headers, C1} = read_head(C),
                 Body = read_body(C1, Headers),
                 {ok, Status, Headers, Body}
@@ -47,7 +53,7 @@ watch_open(Conf, Path, Extra) ->
     case open(Conf) of
         {ok, C} ->
             try
-                send_request(C, Conf, Path, Extra),
+                send_request(C, Conf, <<"GET">>, Path, Extra, none),
                 {Status, Headers, C1} = read_head(C),
                 case Status of
                     200 ->
@@ -159,18 +165,24 @@ close_conn(#conn{mod = M, sock = S}) ->
     try M:close(S) catch _:_ -> ok end,
     ok.
 
-send_request(#conn{mod = M, sock = S}, Conf, Path, Extra) ->
+send_request(#conn{mod = M, sock = S}, Conf, Method, Path, Extra, Body) ->
     HostHdr =
         case Conf of
             #{host_header := H} -> H;
             #{host := H, port := P} -> [bracketed(H), $:, integer_to_list(P)]
         end,
-    Headers = maps:get(headers, Conf, []) ++ Extra,
+    {BodyHeaders, Data} =
+        case Body of
+            none -> {[], []};
+            {Type, D} -> {[{<<"Content-Type">>, Type}, {<<"Content-Length">>, integer_to_binary(iolist_size(D))}], D}
+        end,
+    Headers = maps:get(headers, Conf, []) ++ Extra ++ BodyHeaders,
     Req = [
-        <<"GET ">>, Path, <<" HTTP/1.1\r\nHost: ">>, HostHdr,
+        Method, <<" ">>, Path, <<" HTTP/1.1\r\nHost: ">>, HostHdr,
         <<"\r\nAccept: application/json\r\nUser-Agent: cluster-topology-beam\r\nConnection: close\r\n">>,
         [[K, <<": ">>, V, <<"\r\n">>] || {K, V} <- Headers],
-        <<"\r\n">>
+        <<"\r\n">>,
+        Data
     ],
     case M:send(S, Req) of
         ok -> ok;

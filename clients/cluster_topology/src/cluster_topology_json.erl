@@ -1,4 +1,5 @@
-%% @doc JSON decoding for the Kubernetes API's answers.
+%% @doc JSON for the Kubernetes API: decoding its answers, and encoding the one object this
+%% library writes (its member report).
 %%
 %% OTP 27 and later ship a `json' module; it is used when present. On OTP 25 and 26 the decoder
 %% below (RFC 8259) is used. Both produce the same terms: objects are maps with binary keys,
@@ -12,12 +13,32 @@
 %% nesting deeper than ?MAX_DEPTH) and returns `{error, Reason}' instead of raising.
 -module(cluster_topology_json).
 
--export([decode/1, decode_builtin/1]).
+-export([decode/1, decode_builtin/1, encode/1]).
 
 -define(MAX_DEPTH, 512).
 
 -type value() :: #{binary() => value()} | [value()] | binary() | number() | true | false | null.
 -export_type([value/0]).
+
+%% @doc Encodes a term of `value()' as JSON, UTF-8. Strings are
+%% escaped as RFC 8259 requires (the quote, the backslash and control characters); floats are not
+%% used by the report, so numbers are integers.
+-spec encode(value()) -> iodata().
+encode(M) when is_map(M) ->
+    [${, lists:join($,, [[encode(K), $:, encode(V)] || {K, V} <- lists:sort(maps:to_list(M))]), $}];
+encode(L) when is_list(L) -> [$[, lists:join($,, [encode(X) || X <- L]), $]];
+encode(B) when is_binary(B) -> [$", esc(B, <<>>), $"];
+encode(true) -> <<"true">>;
+encode(false) -> <<"false">>;
+encode(null) -> <<"null">>;
+encode(I) when is_integer(I) -> integer_to_binary(I).
+
+esc(<<>>, Acc) -> Acc;
+esc(<<$", R/binary>>, Acc) -> esc(R, <<Acc/binary, "\\\"">>);
+esc(<<$\\, R/binary>>, Acc) -> esc(R, <<Acc/binary, "\\\\">>);
+esc(<<C, R/binary>>, Acc) when C < 16#20 ->
+    esc(R, <<Acc/binary, (iolist_to_binary(io_lib:format("\\u~4.16.0b", [C])))/binary>>);
+esc(<<C, R/binary>>, Acc) -> esc(R, <<Acc/binary, C>>).
 
 -spec decode(binary()) -> {ok, value()} | {error, term()}.
 decode(Bin) when is_binary(Bin) ->

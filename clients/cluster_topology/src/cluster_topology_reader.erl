@@ -26,7 +26,7 @@
 
 -include_lib("kernel/include/logger.hrl").
 
--export([start_link/3, start_link/4]).
+-export([start_link/3, start_link/4, http_conf/1]).
 -export([callback_mode/0, init/1, getting/3, watching/3, backoff/3, terminate/3, code_change/4]).
 -export_type([kind/0, event/0, target/0]).
 
@@ -82,6 +82,27 @@ start_link(Kind, Conf, Target) ->
 start_link(Kind, Conf, Target, Opts) ->
     gen_statem:start_link(?MODULE, {Kind, Conf, Target, Opts}, []).
 
+
+%% @doc How the client's requests reach the API server (address, TLS, time and size limits), from
+%% its configuration: the readers' and the report writer's.
+-spec http_conf(cluster_topology_config:config()) -> cluster_topology_http:conf().
+http_conf(#{api := #{host := Host, port := Port, tls := TLS}} = Conf) ->
+    Http0 = #{
+        host => Host,
+        port => Port,
+        tls => TLS,
+        connect_timeout => maps:get(connect_timeout_ms, Conf),
+        recv_timeout => maps:get(request_timeout_ms, Conf),
+        idle_timeout => maps:get(idle_timeout_ms, Conf),
+        max_body => maps:get(max_body_bytes, Conf)
+    },
+    case TLS of
+        true -> Http0#{ssl => cluster_topology_http:ssl_options(#{host => Host,
+            ca_file => binary_to_list(maps:get(ca_file, Conf)),
+            cert_file => str(maps:get(cert_file, Conf)), key_file => str(maps:get(key_file, Conf))})};
+        false -> Http0
+    end.
+
 %% @private
 -spec callback_mode() -> gen_statem:callback_mode_result().
 callback_mode() -> [state_functions, state_enter].
@@ -98,23 +119,8 @@ init({Kind, #{api := Api, namespace := NS, name := Name} = Conf, Target, Opts}) 
             lease ->
                 {[<<"/apis/coordination.k8s.io/v1/namespaces/">>, q(NS), <<"/leases">>], <<"clustertopology.", Name/binary>>}
         end,
-    #{prefix := Prefix, host := Host, port := Port, tls := TLS} = Api,
-    Http0 = #{
-        host => Host,
-        port => Port,
-        tls => TLS,
-        connect_timeout => maps:get(connect_timeout_ms, Conf),
-        recv_timeout => maps:get(request_timeout_ms, Conf),
-        idle_timeout => maps:get(idle_timeout_ms, Conf),
-        max_body => maps:get(max_body_bytes, Conf)
-    },
-    Http =
-        case TLS of
-            true -> Http0#{ssl => cluster_topology_http:ssl_options(#{host => Host,
-                ca_file => binary_to_list(maps:get(ca_file, Conf)),
-                cert_file => str(maps:get(cert_file, Conf)), key_file => str(maps:get(key_file, Conf))})};
-            false -> Http0
-        end,
+    #{prefix := Prefix} = Api,
+    Http = http_conf(Conf),
     D = #d{
         kind = Kind,
         conf = Conf,

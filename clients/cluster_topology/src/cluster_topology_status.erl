@@ -26,7 +26,7 @@
 }.
 -type current() :: #{
     peers := [peer()],
-    invalid := [#{node := binary(), problem := binary()}],
+    invalid := [#{node := binary(), pod := binary() | undefined, uid := binary() | undefined, problem := binary()}],
     last_response := map(),
     observed_generation := integer() | undefined,
     resource_version := binary() | undefined
@@ -113,7 +113,7 @@ peer(E, {Good, Invalid, Seen}) when is_map(E) ->
         false ->
             case cluster_topology_name:check(Node) of
                 ok -> {[P | Good], Invalid, Seen#{Node => true}};
-                {error, Problem} -> {Good, [#{node => Node, problem => Problem} | Invalid], Seen#{Node => true}}
+                {error, Problem} -> {Good, [#{node => Node, pod => maps:get(pod, P), uid => maps:get(uid, P), problem => Problem} | Invalid], Seen#{Node => true}}
             end
     end;
 peer(_, _) ->

@@ -4,12 +4,15 @@
 %%   server           the round server (`cluster_topology', registered as the `register' option)
 %%   topology_reader  follows the ClusterTopology (`cluster_topology_reader')
 %%   lease_reader     follows the operator's Lease (only with `lease => true')
+%%   report           writes this member's report (`cluster_topology_report'; only with
+%%                    `report => true'): last, so that it finds the server and a crash of it
+%%                    touches nothing else
 %%
 %% `rest_for_one': a reader that crashes is started again on its own (it reads its object again
 %% and the server keeps what it knows: the peers it connected, the last good list); a server
 %% that crashes takes the readers with it, so that they tell the new server everything again.
 %% More than ?INTENSITY restarts within ?PERIOD seconds stop the client, and its user's
-%% supervisor decides. A process added later (one that writes this member's report) goes last.
+%% supervisor decides.
 -module(cluster_topology_sup).
 -behaviour(supervisor).
 
@@ -47,4 +50,10 @@ init(Conf) ->
             true -> [Reader(topology, topology_reader), Reader(lease, lease_reader)];
             false -> [Reader(topology, topology_reader)]
         end,
-    {ok, {#{strategy => rest_for_one, intensity => ?INTENSITY, period => ?PERIOD}, [Server | Readers]}}.
+    Report =
+        case maps:get(report, Conf) of
+            true -> [#{id => report, start => {cluster_topology_report, start_link, [Sup, Conf]},
+                       restart => permanent, shutdown => 2000, type => worker, modules => [cluster_topology_report]}];
+            false -> []
+        end,
+    {ok, {#{strategy => rest_for_one, intensity => ?INTENSITY, period => ?PERIOD}, [Server | Readers] ++ Report}}.

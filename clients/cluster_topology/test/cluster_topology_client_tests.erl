@@ -61,13 +61,16 @@ round_done(Server) ->
 
 tree_test() ->
     with(api([<<"a@h">>, <<"b@h">>]), #{}, fun(Sup) ->
-    ?assertMatch([{server, _, worker, _}, {topology_reader, _, worker, _}, {lease_reader, _, worker, _}],
+    ?assertMatch([{server, _, worker, _}, {topology_reader, _, worker, _}, {lease_reader, _, worker, _},
+                  {report, _, worker, _}],
         lists:reverse(supervisor:which_children(Sup))),
     %% The server is registered under its documented name and answers sys messages; so do the readers.
     Server = whereis(cluster_topology),
     ?assertEqual(Server, cluster_topology_sup:server(Sup)),
     ?assertEqual(s, element(1, sys:get_state(cluster_topology))),
-    [?assertMatch({_, _}, sys:get_state(P)) || {Id, P, _, _} <- supervisor:which_children(Sup), Id =/= server],
+    [?assertMatch({_, _}, sys:get_state(P)) || {Id, P, _, _} <- supervisor:which_children(Sup), Id =/= server, Id =/= report],
+    {report, Writer, _, _} = lists:keyfind(report, 1, supervisor:which_children(Sup)),
+    ?assertEqual(s, element(1, sys:get_state(Writer))),
     round_done(cluster_topology),
     %% state/1 takes the pid start_link returned as well as the name.
     ?assertEqual(cluster_topology:state(), cluster_topology:state(Sup)),
