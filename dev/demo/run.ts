@@ -162,6 +162,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     ];
     let membership: string[] = [];
     const reports: string[] = [];
+    /** How to start member `short` again with another cookie (the wrong-cookie scene). */
+    const restartWithCookie = new Map<string, (cookie: string) => Promise<void>>();
     /** Waits until every BEAM node sees all the others, then records what each sees. */
     const meshed = async (env: ErlangTestEnv) => {
       await waitFor(
@@ -197,9 +199,16 @@ export async function runDemo(o: DemoOptions): Promise<number> {
             pod_name: (p.pod.metadata as { name: string }).name,
           }),
         );
-        await erl.startNode(short, {
-          args: ['-pa', ebin, '-eval', 'ct_demo:start()'],
-          env: { CT_DEMO_CONFIG: config },
+        const start = (cookie?: string) =>
+          erl!.startNode(short, {
+            args: ['-pa', ebin, '-eval', 'ct_demo:start()'],
+            env: { CT_DEMO_CONFIG: config },
+            ...(cookie ? { cookie } : {}),
+          });
+        const node = await start();
+        restartWithCookie.set(short, async (cookie) => {
+          await node.stop();
+          await start(cookie);
         });
       }
       await meshed(erl);
@@ -225,16 +234,24 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       erl = await ErlangTestEnv.start({ tmp: dir }); // its nodes carry the demo's directory in their arguments
       for (const p of pods.filter((x) => x.beam)) {
         const short = p.beam!.split('@')[0]!;
-        await erl.startNode(short);
-        spawnCtopo(
-          agentArgs(p.beam!, (p.pod.metadata as { name: string }).name, [
-            '--connector',
-            'erlang',
-            '--cookie-file',
-            erl.cookieFile,
-          ]),
-          { ERL_EPMD_PORT: String(erl.epmdPort) },
-        );
+        const agent = (cookieFile: string) =>
+          spawnCtopo(
+            agentArgs(p.beam!, (p.pod.metadata as { name: string }).name, [
+              '--connector',
+              'erlang',
+              '--cookie-file',
+              cookieFile,
+            ]),
+            { ERL_EPMD_PORT: String(erl!.epmdPort) },
+          );
+        const node = await erl.startNode(short);
+        const first = agent(erl.cookieFile);
+        restartWithCookie.set(short, async (cookie) => {
+          first.child.kill('SIGTERM');
+          await node.stop();
+          const again = await erl!.startNode(short, { cookie });
+          agent(join(again.home, '.erlang.cookie'));
+        });
       }
       await meshed(erl);
     } else {
@@ -298,6 +315,8 @@ export async function runDemo(o: DemoOptions): Promise<number> {
       o.out(
         `\nWHAT EACH NODE'S CLIENT REPORTS (cluster_topology:state(), summarised)\n${reports.join('\n')}`,
       );
+    const wrong = restartWithCookie.get(WRONG_COOKIE_MEMBER);
+    if (wrong) await wrongCookieScene(o, kube, s.kubeconfig, kubectl, wrong);
     o.out(`\ndemo finished in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     if (o.keep)
       o.out(
@@ -309,6 +328,51 @@ export async function runDemo(o: DemoOptions): Promise<number> {
     process.off('SIGTERM', onSignal);
     if (!o.keep) await teardown();
   }
+}
+
+/** The member whose node the demo starts again with another cookie. */
+const WRONG_COOKIE_MEMBER = 'web-1';
+
+/**
+ * One node started again with another Erlang cookie, the commonest silent non-cluster: its
+ * member reports (the client's or the sidecar's) say Refused, the operator's status says MESH 2/3
+ * and names the broken links both ways, `ctopo mesh` shows the matrix.
+ */
+async function wrongCookieScene(
+  o: DemoOptions,
+  kube: Kube,
+  kubeconfig: string,
+  kubectl: (...args: string[]) => Promise<string>,
+  restart: (cookie: string) => Promise<void>,
+): Promise<void> {
+  await waitFor(
+    'MESH 3/3 from the members’ reports',
+    async () => ((await readStatus(kube))?.mesh?.summary === '3/3' ? true : undefined),
+    60_000,
+  );
+  o.err(`demo: starting ${WRONG_COOKIE_MEMBER} again with another Erlang cookie`);
+  await restart('not-the-cluster-cookie');
+  const st = await waitFor(
+    'MESH 2/3 naming the broken links both ways',
+    async () => {
+      const x = await readStatus(kube);
+      return x?.mesh?.summary === '2/3' && (x.mesh.brokenLinks?.length ?? 0) >= 4 ? x : undefined;
+    },
+    90_000,
+  );
+  const meshed = st.conditions?.find((c) => c.type === 'Meshed');
+  o.out(
+    `\nONE NODE WITH ANOTHER ERLANG COOKIE (${WRONG_COOKIE_MEMBER} started again with a different cookie)\n` +
+      `$ kubectl get clustertopology -n ${NAMESPACE}\n${await kubectl('get', 'clustertopology', '-n', NAMESPACE)}` +
+      `Meshed=${meshed?.status} (${meshed?.reason}): ${meshed?.message}\n` +
+      `\n$ kubectl get ctm -n ${NAMESPACE}\n${await kubectl('get', 'ctm', '-n', NAMESPACE)}` +
+      `\n$ kubectl get ctm -n ${NAMESPACE} ${WRONG_COOKIE_MEMBER}.${TOPOLOGY} -o jsonpath='{.status.notConnected}'\n` +
+      `${await kubectl('get', 'ctm', '-n', NAMESPACE, `${WRONG_COOKIE_MEMBER}.${TOPOLOGY}`, '-o', 'jsonpath={.status.notConnected}')}\n`,
+  );
+  const mesh = await run(process.execPath, [ctopo, 'mesh', '-n', NAMESPACE, TOPOLOGY], {
+    env: { ...process.env, KUBECONFIG: kubeconfig },
+  }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+  o.out(`$ ctopo mesh -n ${NAMESPACE} ${TOPOLOGY}\n${mesh.stdout}`);
 }
 
 async function createWorld(kube: Kube): Promise<void> {

@@ -44,6 +44,12 @@ export const agentOptions = {
       'every this long, one round connects every listed peer again even when it is believed connected (0: never); for an exec program without --exec-list, so a restarted application is told the whole list',
     default: '0s',
   },
+  report: {
+    type: 'boolean',
+    description:
+      "write this member's report (ClusterTopologyMember: what it is connected to, for the topology's MESH); needs create/patch on clustertopologymembers, and a refusal is said once and changes nothing else",
+    default: true,
+  },
   ...connectorOptions,
   callTimeout: { type: 'duration', description: 'time limit of one connect or disconnect', default: '10s' },
   ...processOptions(8081),
@@ -58,6 +64,7 @@ export interface AgentConfig extends ProcessConfig {
   nodeName?: string;
   stateFile?: string;
   resyncInterval: string;
+  report: boolean;
   callTimeout: string;
   /** The connectors' own keys (see each connector's definition). */
   [connectorKey: string]: unknown;

@@ -48,6 +48,12 @@ export function agentMetrics() {
       labelNames: ['state'],
       registers: [registry],
     }),
+    reportWrites: new Counter({
+      name: 'ctopo_agent_member_report_writes_total',
+      help: 'Writes of this member report (ClusterTopologyMember) by outcome: ok, forbidden (401/403/404), failed.',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
     selfCheck: new Gauge({
       name: 'ctopo_agent_self_check_ok',
       help: "1 when the operator's name for this pod is the local node's real name.",

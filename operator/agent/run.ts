@@ -16,6 +16,10 @@ import { pollingMsOf, type SelfCheck } from './observe.js';
 import { RoundLoop } from './round-loop.js';
 import { TROUBLE_CAUSES } from './round.js';
 import { agentStep, START, type AgentEffect, type AgentState } from './step.js';
+import type { Peer, ReaderTroubleReport } from '../api/types.generated.js';
+import { MemberReportWriter } from '../protocol/member-report-writer.js';
+import type { AgentRoundReport } from './round-runner.js';
+import { agentView, linksAfterRound, NO_LINKS, reportedTrouble, type Links } from './member-view.js';
 
 /**
  * The agent beside one application: it follows one ClusterTopology and runs the round
@@ -78,6 +82,21 @@ export async function runAgent(
       : connectorConfig,
   );
   const events = new EventRecorder(kube, 'cluster-topology-agent', log, 60_000);
+  // The member report (docs/status-protocol.md §8): out of a pod there is no report to write.
+  const writer =
+    config.report && podName
+      ? new MemberReportWriter({
+          kube,
+          namespace,
+          topology: name,
+          fieldManager: 'ctopo-agent',
+          say: (level, message, meta) => log(level, message, meta),
+          onWrite: (outcome) => metrics.reportWrites.inc({ result: outcome }),
+        })
+      : undefined;
+  let links: Links = NO_LINKS;
+  let list: { peers: readonly Peer[]; resourceVersion?: string } | undefined;
+  let reportTrouble: ReaderTroubleReport | undefined;
 
   let realName = await realNodeName(connector, configuredName, log);
   let state: AgentState = START;
@@ -93,6 +112,58 @@ export async function runAgent(
       ...(before.problem ? { problem: before.problem } : {}),
     });
 
+  const countRound = (r: AgentRoundReport) => {
+    metrics.rounds.inc();
+    for (const x of r.results.connect) metrics.connects.inc({ result: x.ok ? 'ok' : 'failed' });
+    for (const x of r.results.disconnect) metrics.disconnects.inc({ result: x.ok ? 'ok' : 'failed' });
+    metrics.failedConnects.inc(r.outcome.failedConnects.length);
+    metrics.connectedPeers.set(r.outcome.remembered.length);
+    if (r.outcome.connected.length || r.outcome.disconnected.length || r.outcome.failedConnects.length)
+      log('info', 'round', {
+        connected: r.outcome.connected,
+        disconnected: r.outcome.disconnected,
+        failedConnects: r.outcome.failedConnects,
+        holding: r.outcome.remembered.length,
+      });
+    for (const f of r.results.connect.filter((x) => !x.ok))
+      log('debug', 'connect failed; retrying next round', {
+        node: f.node,
+        error: 'error' in f ? f.error : '',
+      });
+  };
+
+  // The report says what the last round left: the node's own nodes() when the connector can ask
+  // it, else what the round holds. One observation at a time, in the order of the rounds.
+  const offerReport = () => {
+    if (!writer) return;
+    const v = agentView({
+      node: realName,
+      pod: podName,
+      ...(list ? { list } : {}),
+      links,
+      observed: connector.observesConnections === true,
+      ...(reportTrouble ? { trouble: reportTrouble } : {}),
+    });
+    if (v) writer.offer({ name: podName, uid: v.podUid ?? process.env.POD_UID }, v.view);
+  };
+  let observing: Promise<void> = Promise.resolve();
+  const roundSeen = (r: AgentRoundReport) => {
+    if (!writer) return;
+    observing = observing.then(async () => {
+      const now =
+        connector.observesConnections && connector.connected
+          ? await connector.connected().catch(() => undefined)
+          : undefined;
+      links = linksAfterRound(links, {
+        results: r.results,
+        held: r.outcome.remembered,
+        invalid: r.plan.invalid.map((x) => x.node),
+        ...(now?.ok ? { observed: now.nodes } : {}),
+      });
+      offerReport();
+    });
+  };
+
   const loop = new RoundLoop({
     connector,
     self: realName ?? '',
@@ -104,27 +175,12 @@ export async function runAgent(
         stateFile: config.stateFile,
         error: (e as Error).message,
       }),
-    onRound: (r) => {
-      metrics.rounds.inc();
-      for (const x of r.results.connect) metrics.connects.inc({ result: x.ok ? 'ok' : 'failed' });
-      for (const x of r.results.disconnect) metrics.disconnects.inc({ result: x.ok ? 'ok' : 'failed' });
-      metrics.failedConnects.inc(r.outcome.failedConnects.length);
-      metrics.connectedPeers.set(r.outcome.remembered.length);
-      if (r.outcome.connected.length || r.outcome.disconnected.length || r.outcome.failedConnects.length)
-        log('info', 'round', {
-          connected: r.outcome.connected,
-          disconnected: r.outcome.disconnected,
-          failedConnects: r.outcome.failedConnects,
-          holding: r.outcome.remembered.length,
-        });
-      for (const f of r.results.connect.filter((x) => !x.ok))
-        log('debug', 'connect failed; retrying next round', {
-          node: f.node,
-          error: 'error' in f ? f.error : '',
-        });
-    },
     // Trouble is reported by tick() when it is read, not when the loop gets to it.
     onKeep: () => {},
+    onRound: (r) => {
+      roundSeen(r);
+      countRound(r);
+    },
     onError: (e) => log('error', 'round failed', { error: (e as Error).message }),
   });
 
@@ -158,8 +214,18 @@ export async function runAgent(
     if (stopped) return;
     const reading = subscription.reading();
     if (reading.act) realName ??= await realNodeName(connector, configuredName, log);
-    const step = agentStep(state, reading, { podName, realName, now: Date.now() });
+    const now = Date.now();
+    const step = agentStep(state, reading, { podName, realName, now });
     state = step.state;
+    reportTrouble = reportedTrouble(
+      reportTrouble,
+      state.trouble ? { cause: state.trouble.cause, message: state.troubleMessage } : undefined,
+      now,
+    );
+    if (reading.act) {
+      const rv = reading.object?.metadata?.resourceVersion;
+      list = { peers: reading.list.peers, ...(rv !== undefined ? { resourceVersion: rv } : {}) };
+    } else offerReport(); // with a list, the round's end offers the view
     for (const e of step.effects) await apply(e);
   };
 
@@ -206,6 +272,7 @@ export async function runAgent(
       stopped = true;
       clearTimeout(timer);
       subscription.stop();
+      writer?.stop();
       // A round in flight may be waiting on calls to a node that is stopping too (a pod shutting
       // down); the connections stay as they are anyway, so stopping waits for it only briefly.
       await Promise.race([loop.idle(), delay(STOP_GRACE_MS, undefined, { ref: false })]);

@@ -1,6 +1,9 @@
-import type { Peer } from '../api/types.generated.js';
+import type { Peer, ReaderTroubleReport } from '../api/types.generated.js';
 import { connect, type Kube } from '../kube/client.js';
+import type { LinkReason } from '../protocol/member-report.js';
+import { MemberReportWriter } from '../protocol/member-report-writer.js';
 import type { Reading } from '../protocol/read.js';
+import { agentView, reportedTrouble } from './member-view.js';
 import { TopologySubscription } from '../protocol/subscription.js';
 import { agentInputFrom, pollingMsOf } from './observe.js';
 import { decideAgentAction, type TroubleCause } from './round.js';
@@ -27,6 +30,28 @@ export interface WatchPeersOptions {
    * undefined (unknown) in a status written before the operator published them.
    */
   onMembers?: (members: readonly PeerMember[]) => void;
+  /**
+   * Opt in to writing this member's report (ClusterTopologyMember, docs/status-protocol.md §8),
+   * so that the topology's MESH counts it: tell the watch what you are connected to with
+   * `connections()`. Off by default. Needs create/patch on clustertopologymembers; a refusal is
+   * said once (`onProblem`) and changes nothing else.
+   */
+  report?: WatchPeersReport;
+}
+
+export interface WatchPeersReport {
+  /** This process's pod (its own entry in the list is itself, not a peer). */
+  pod: string;
+  /** The node name this process runs as (what its peers dial). */
+  node: string;
+  /** Its pod's uid. Default: the uid of its own entry in the list (the report waits until listed). */
+  podUid?: string;
+  /** false when the connections you give are what you asked for rather than what you see. Default true. */
+  observed?: boolean;
+  /** Default `watch-peers`. */
+  fieldManager?: string;
+  /** Writing the report failed or works again (said once each). Default: process.emitWarning. */
+  onProblem?: (message: string) => void;
 }
 
 /** One peer and its state in the EndpointSlice vocabulary. */
@@ -37,6 +62,11 @@ export interface PeerWatch {
   readonly peers: readonly string[] | undefined;
   /** The last members handed to onMembers (undefined before the first current status). */
   readonly members: readonly PeerMember[] | undefined;
+  /**
+   * With `report`: the node names you are connected to now, and for listed ones you are not,
+   * the last reason (default NotTried). Call it whenever they change.
+   */
+  connections(connected: Iterable<string>, reasons?: ReadonlyMap<string, LinkReason>): void;
   stop(): void;
 }
 
@@ -61,8 +91,49 @@ export function watchPeers(
   let current: readonly string[] | undefined;
   let members: readonly PeerMember[] | undefined;
   let membersKey = '';
+  const report = opts.report;
+  const writer = report
+    ? new MemberReportWriter({
+        kube,
+        namespace: opts.namespace,
+        topology: opts.name,
+        fieldManager: report.fieldManager ?? 'watch-peers',
+        say: (_level, message, meta) =>
+          (report.onProblem ?? ((m) => process.emitWarning(m, 'ClusterTopologyWarning')))(
+            `${message} (${JSON.stringify(meta)})`,
+          ),
+      })
+    : undefined;
+  let list: { peers: readonly Peer[]; resourceVersion?: string } | undefined;
+  let trouble: ReaderTroubleReport | undefined;
+  let links = {
+    connected: [] as string[],
+    reasons: new Map<string, LinkReason>() as ReadonlyMap<string, LinkReason>,
+  };
+  const offer = () => {
+    if (!writer || !report) return;
+    const v = agentView({
+      node: report.node,
+      pod: report.pod,
+      ...(list ? { list } : {}),
+      links: { ...links, invalid: [] },
+      observed: report.observed ?? true,
+      ...(trouble ? { trouble } : {}),
+    });
+    if (v) writer.offer({ name: report.pod, uid: report.podUid ?? v.podUid }, v.view);
+  };
   const check = (reading: Reading) => {
     const action = decideAgentAction(agentInputFrom(reading));
+    trouble = reportedTrouble(
+      trouble,
+      action.action === 'keep' ? { cause: action.cause, message: action.message } : undefined,
+      Date.now(),
+    );
+    if (reading.act) {
+      const rv = reading.object?.metadata?.resourceVersion;
+      list = { peers: reading.list.peers, ...(rv !== undefined ? { resourceVersion: rv } : {}) };
+    }
+    offer();
     if (action.action === 'keep' || !reading.act) {
       if (action.action === 'keep') opts.onTrouble?.(action.cause, action.message);
       return;
@@ -104,8 +175,13 @@ export function watchPeers(
     get members() {
       return members;
     },
+    connections(connected, reasons = new Map()) {
+      links = { connected: [...connected], reasons };
+      offer();
+    },
     stop() {
       stopped = true;
+      writer?.stop();
       clearTimeout(timer);
       subscription.stop();
     },

@@ -5,7 +5,7 @@ import type { MemberView } from './member-report.js';
  * When a member writes its report (docs/status-protocol.md §8, "The budget"): only when its view
  * changed, at most once per 10 s (changes in between are coalesced: the view of the moment of the
  * write is written), plus a renewal of an unchanged view every 5 minutes so that a silent member
- * is seen as stale. A refused write (401/403) is retried at the renewal pace, any other failure
+ * is seen as stale. A refused write (401/403/404) is retried at the renewal pace, any other failure
  * after 30 s. Pure: the caller keeps the history, asks, and sets a timer for `at`.
  */
 
@@ -80,7 +80,7 @@ export function planReport(
 }
 
 /**
- * The history after an attempt to write `view` at `at`. A refusal (401/403) changed nothing on the
+ * The history after an attempt to write `view` at `at`. A refusal (401/403/404) changed nothing on the
  * server; any other failure (a timeout, a 5xx) may have, so what the server holds is forgotten and
  * the next plan writes again.
  */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { watchPeers, type PeerWatch } from '../../operator/index.js';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
+import type { ClusterTopologyMemberStatus } from '../../operator/api/types.generated.js';
 import { kubeconfigForToken, kubectlOk } from '../support/cluster.js';
 import {
   applyObjects,
@@ -60,6 +61,50 @@ describe('watchPeers, the library for Node.js applications', () => {
     expect(seen.length).toBe(count);
     await deletePod(s, ns, 'n-0');
     await waitFor('n-0 gone', () => watch.peers?.length === 0, 20_000);
+  });
+
+  it('writes a member report only when asked to, from the connections the application gives', async () => {
+    for (const [i, pod] of ['r-0', 'r-1'].entries()) {
+      await createPod(s, ns, pod);
+      await setPodStatus(s, ns, pod, { ip: `10.9.1.${i + 1}` });
+    }
+    const problems: string[] = [];
+    const reporting = watchPeers(
+      {
+        namespace: ns,
+        name: 'web',
+        kubeconfig: s.kubeconfig,
+        report: { pod: 'r-0', node: 'r-0@10.9.1.1', onProblem: (m) => problems.push(m) },
+      },
+      () => {},
+    );
+    try {
+      await waitFor('both listed', () => reporting.peers?.length === 2, 20_000);
+      reporting.connections(['r-1@10.9.1.2']);
+      const report = await waitFor(
+        'r-0’s report, connected to r-1',
+        async () => {
+          const r = JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'ctm', '-o', 'json'])) as {
+            items: { metadata: { name: string }; status: ClusterTopologyMemberStatus }[];
+          };
+          const mine = r.items.find((x) => x.metadata.name === 'r-0.web');
+          return mine?.status.connectedOfListed === '1/1' ? r.items : undefined;
+        },
+        30_000,
+      );
+      // the first watch did not opt in: r-0's is the only report
+      expect(report.map((x) => x.metadata.name)).toEqual(['r-0.web']);
+      expect(report[0]!.status).toMatchObject({
+        node: 'r-0@10.9.1.1',
+        observed: true,
+        selfCheck: { result: 'Match' },
+        notConnected: [],
+      });
+      expect(problems).toEqual([]);
+    } finally {
+      reporting.stop();
+      for (const pod of ['r-0', 'r-1']) await deletePod(s, ns, pod);
+    }
   });
 
   it('never hands over an empty list because the object is gone: it reports trouble instead', async () => {

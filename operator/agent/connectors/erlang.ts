@@ -392,6 +392,7 @@ export async function createErlangConnector(
     nodeName,
     distribution,
     erlCallPath,
+    observesConnections: true,
 
     connect(node) {
       return run(

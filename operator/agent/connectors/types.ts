@@ -70,6 +70,11 @@ export interface Connector {
   /** The nodes the application is connected to now, as far as the connector can tell. */
   connected?(): Promise<ListResult>;
   /**
+   * True when `connected()` is what the runtime itself sees (erlang: the node's nodes()), so the
+   * member report says `observed: true`; else the report holds what the connector called or wrote.
+   */
+  readonly observesConnections?: boolean;
+  /**
    * True when a connect that succeeded stays in effect until this agent disconnects the node
    * and the connector cannot ask the application (exec without a `list` answer: a hook called
    * per change). Rounds then skip the nodes already held, instead of connecting them again —

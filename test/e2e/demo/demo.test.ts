@@ -3,6 +3,22 @@ import { CtopoProcess, ctopoDevBin } from '../../support/operator-process.js';
 import { processesMatching } from '../../support/processes.js';
 import { waitFor } from '../../support/wait.js';
 
+/**
+ * The wrong-cookie scene (BEAM modes): web-1 started again with another cookie → MESH 2/3, Meshed
+ * False naming its links, its report saying Refused, `ctopo mesh`'s matrix.
+ */
+function expectWrongCookieScene(out: string): void {
+  expect(out).toContain('ONE NODE WITH ANOTHER ERLANG COOKIE');
+  expect(out).toMatch(/\nweb\s+3\s+4\s+200\s+True\s+Listed\s+Breaks\s+2\/3\s/);
+  expect(out).toContain('Meshed=False (LinkBroken): Groups dispatch-0, web-0 | web-1. Broken links:');
+  expect(out).toMatch(/web-1\.web\s+web-1@127\.0\.0\.1\s+0\/2\s+Match/);
+  expect(out).toContain(
+    '[{"node":"dispatch-0@127.0.0.1","reason":"Refused"},{"node":"web-0@127.0.0.1","reason":"Refused"}]',
+  );
+  expect(out).toContain('ClusterTopology netzlive/web: MESH 2/3');
+  expect(out).toMatch(/3 web-1 +✗r +✗r +·/);
+}
+
 /** `npm run demo -- args…` after its build: the dev tools' entry. */
 const demo = (args: string[] = []) => new CtopoProcess(['demo', ...args], {}, ctopoDevBin);
 
@@ -28,9 +44,10 @@ describe('npm run demo (the README’s first command)', () => {
       expect(out).toContain('as expected: losing site A (2 of 3 voters) → Breaks');
       expect(out).toContain('as expected: losing hypervisor hv-1 (2 voters) → Breaks');
       expect(out).toContain('as expected: losing site B (1 of 3 voters) → Survives');
-      if (connector === 'erlang')
+      if (connector === 'erlang') {
         expect(out).toContain('web-0@127.0.0.1 sees: dispatch-0@127.0.0.1, web-1@127.0.0.1');
-      else expect(out).toContain("web-0's agent wrote: dispatch-0@127.0.0.1");
+        expectWrongCookieScene(out);
+      } else expect(out).toContain("web-0's agent wrote: dispatch-0@127.0.0.1");
       expect(await ours()).toEqual([]);
     },
   );
@@ -52,6 +69,7 @@ describe('npm run demo (the README’s first command)', () => {
       expect(out).toContain(
         `  ${node}@127.0.0.1 (pod ${node}), its client reports:\n    peers listed 3, connected 2: ${others}\n    self check: ok (the operator computed ${node}@127.0.0.1)\n    operator liveness: live`,
       );
+    expectWrongCookieScene(out);
     expect(await ours()).toEqual([]);
   });
 

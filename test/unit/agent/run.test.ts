@@ -64,6 +64,8 @@ describe('the agent process, against the fake API server', () => {
       podName: 'web-0',
       nodeName: 'web-0@10.0.0.0',
       resyncInterval: '0s',
+      // member reports have their own tests (test/e2e/agent/member-reports.test.ts)
+      report: false,
       callTimeout: '5s',
       httpHost: '127.0.0.1',
       httpPort: 0,
