@@ -69,7 +69,10 @@ export const PURE = {
       'apply.ts',
       'topology-cache.ts',
       'node-cache.ts',
-      'pod-sources.ts',
+      'pod-source.ts',
+      'shared-pod-sources.ts',
+      'selector-pod-sources.ts',
+      'namespace-pods.ts',
       'member-reports.ts',
     ],
     'operator/kube': [

@@ -3,6 +3,9 @@
  * directories. Steps register here; they run in reverse order on a normal finish (the module's
  * `finally`), and on SIGINT/SIGTERM before the process exits, so Ctrl-C leaves nothing running.
  */
+import { pathToFileURL } from 'node:url';
+import { formatFigure, type Figure } from './figure.js';
+import type { Section } from './report.js';
 
 type Step = { label: string; fn: () => Promise<void> | void };
 
@@ -53,5 +56,23 @@ function installSignalHandlers(): void {
       hardStop.unref();
       void runCleanups().finally(() => process.exit(code));
     });
+  }
+}
+
+/**
+ * When module `url` is the script node runs (`node dist/bench/NAME.bench.js`): runs it, prints its
+ * figures and sections, and cleans up however it ends.
+ */
+export async function runIfScript(
+  url: string,
+  runDetailed: () => Promise<{ figures: Figure[]; sections: Section[] }>,
+): Promise<void> {
+  if (process.argv[1] === undefined || url !== pathToFileURL(process.argv[1]).href) return;
+  try {
+    const { figures, sections } = await runDetailed();
+    for (const figure of figures) console.log(formatFigure(figure));
+    for (const s of sections) console.log(`\n## ${s.title}\n\n${s.markdown}`);
+  } finally {
+    await runCleanups();
   }
 }

@@ -22,10 +22,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import { formatFigure, type Figure } from './figure.js';
+import type { Figure } from './figure.js';
 import { CT_GROUP_PATH, startBenchCluster, startBenchOperator, type BenchCluster } from './bench-cluster.js';
-import { onCleanup, runCleanups } from './cleanup.js';
+import { onCleanup, runIfScript } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { BENCH_SELECTOR, ipFor, podManifest, podName, podStatus } from './pods.js';
 import { MemorySampler, processCpuSeconds, processMemory } from './proc.js';
@@ -671,10 +670,4 @@ export default async function run(): Promise<Figure[]> {
   return runMesh();
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    for (const f of await run()) console.log(formatFigure(f));
-  } finally {
-    await runCleanups();
-  }
-}
+await runIfScript(import.meta.url, async () => ({ figures: await run(), sections: [] }));

@@ -34,6 +34,8 @@ const TITLES: Record<string, string> = {
   naming: 'Naming engine',
   'failure-domains': 'Failure-domain analysis',
   operator: 'Operator on a real API server: convergence, API cost, memory',
+  'many-topologies':
+    'Many topologies: one operator, 100 topologies × 100 pods, in one namespace and in 100, the former design beside today’s',
   'beam-client':
     'BEAM client library inside the VM, the sidecar beside it: memory added, idle CPU and distribution calls, status change → connect_node, at 2, 100 and 1,000 peers',
 };

@@ -9,19 +9,24 @@ import { CT_GROUP_PATH } from './bench-cluster.js';
 
 export interface PeerView {
   pod: string;
-  podIP: string;
   nodeName: string;
 }
 export interface TopologyView extends KubeObject {
   status?: { peers?: PeerView[]; peerCount?: number; observedGeneration?: number; lastPollTime?: string };
 }
 
-/** The peers' IPs by pod name, computed once per event and shared by all waiters. */
+/**
+ * The peers' IPs by pod name, computed once per event and shared by all waiters: the host part
+ * of each node name (the bench's pods are named by their IP; a large topology's status carries
+ * no podIP).
+ */
 export class StatusIndex {
   private ips: Map<string, string> | undefined;
   constructor(readonly object: TopologyView) {}
   ipOf(pod: string): string | undefined {
-    this.ips ??= new Map((this.object.status?.peers ?? []).map((p) => [p.pod, p.podIP]));
+    this.ips ??= new Map(
+      (this.object.status?.peers ?? []).map((p) => [p.pod, p.nodeName.slice(p.nodeName.indexOf('@') + 1)]),
+    );
     return this.ips.get(pod);
   }
   get peerCount(): number {

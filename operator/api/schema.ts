@@ -291,19 +291,30 @@ const condition: JSONSchema = {
   },
 };
 
+/** Above this many peers a status lists each with the fields readers use only (docs/status-protocol.md §2). */
+export const LIGHT_PEERS_ABOVE = 1000;
+
 const peer: JSONSchema = {
   type: 'object',
   'x-ts-type': 'Peer',
-  required: ['nodeName', 'pod', 'uid', 'podIP', 'node', 'hostSource', 'nameSource', 'terminating'],
-  description: 'A pod that is a member of the cluster.',
+  required: ['nodeName', 'pod', 'uid', 'terminating'],
+  description: `A pod that is a member of the cluster. Above ${LIGHT_PEERS_ABOVE} peers only what readers use is written (nodeName, pod, uid, terminating, ready, serving): the status of a large topology stays small enough to write and to send to every reader.`,
   properties: {
     nodeName: str('The node name agents connect to (name@host).'),
     pod: str('Pod name.'),
     uid: str('Pod UID: peers are keyed by it, so a reused IP never aliases another pod.'),
-    podIP: str('status.podIP (may be empty when the host came from an annotation).'),
-    node: str('The Kubernetes Node the pod runs on (empty while unscheduled).'),
-    hostSource: str('Where the host part came from.', { enum: ['Annotation', ...HOST_FALLBACKS] }),
-    nameSource: str('Where the name part came from.', { enum: ['Annotation', 'PodName', 'Basename'] }),
+    podIP: str(
+      `status.podIP (may be empty when the host came from an annotation). Left out above ${LIGHT_PEERS_ABOVE} peers.`,
+    ),
+    node: str(
+      `The Kubernetes Node the pod runs on (empty while unscheduled). Left out above ${LIGHT_PEERS_ABOVE} peers.`,
+    ),
+    hostSource: str(`Where the host part came from. Left out above ${LIGHT_PEERS_ABOVE} peers.`, {
+      enum: ['Annotation', ...HOST_FALLBACKS],
+    }),
+    nameSource: str(`Where the name part came from. Left out above ${LIGHT_PEERS_ABOVE} peers.`, {
+      enum: ['Annotation', 'PodName', 'Basename'],
+    }),
     terminating: {
       type: 'boolean',
       description:

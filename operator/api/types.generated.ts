@@ -397,14 +397,14 @@ export interface Peer {
   pod: string;
   /** Pod UID: peers are keyed by it, so a reused IP never aliases another pod. */
   uid: string;
-  /** status.podIP (may be empty when the host came from an annotation). */
-  podIP: string;
-  /** The Kubernetes Node the pod runs on (empty while unscheduled). */
-  node: string;
-  /** Where the host part came from. */
-  hostSource: "Annotation" | "PodIP" | "PodDNS" | "Hostname";
-  /** Where the name part came from. */
-  nameSource: "Annotation" | "PodName" | "Basename";
+  /** status.podIP (may be empty when the host came from an annotation). Left out above 1000 peers. */
+  podIP?: string;
+  /** The Kubernetes Node the pod runs on (empty while unscheduled). Left out above 1000 peers. */
+  node?: string;
+  /** Where the host part came from. Left out above 1000 peers. */
+  hostSource?: "Annotation" | "PodIP" | "PodDNS" | "Hostname";
+  /** Where the name part came from. Left out above 1000 peers. */
+  nameSource?: "Annotation" | "PodName" | "Basename";
   /** The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone. */
   terminating: boolean;
   /** EndpointSlice ready: the Ready condition is True and the pod is not terminating. Missing in statuses written before it existed: unknown. */

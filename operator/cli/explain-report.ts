@@ -1,4 +1,5 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
+import { LIGHT_PEERS_ABOVE } from '../api/schema.js';
 import { describeFallback } from '../naming/messages.js';
 import type { NamingSettings } from '../naming/index.js';
 import { quoteString, sanitizeCell } from '../naming/quote.js';
@@ -110,6 +111,9 @@ export function explain(f: ExplainFacts): { lines: string[]; code: 0 | 1 } {
   return { lines, code };
 }
 
+/** What a large topology's status does not say of a peer (LIGHT_PEERS_ABOVE). */
+const LEFT_OUT = `not in the status (a topology of more than ${LIGHT_PEERS_ABOVE} peers lists only what readers use)`;
+
 function peerLines(
   p: Peer,
   naming: NamingSettings,
@@ -118,7 +122,8 @@ function peerLines(
   const at = p.nodeName.indexOf('@');
   const name = at < 0 ? p.nodeName : p.nodeName.slice(0, at);
   const host = at < 0 ? '' : p.nodeName.slice(at + 1);
-  const from = (half: 'host' | 'name', source: string, key: string): string => {
+  const from = (half: 'host' | 'name', source: string | undefined, key: string): string => {
+    if (source === undefined) return LEFT_OUT;
     if (source !== 'Annotation') {
       const fallback =
         source === 'PodIP'
@@ -139,8 +144,8 @@ function peerLines(
     `  Node name:    ${safe(p.nodeName)}`,
     `  Host part:    ${safe(host)} — ${from('host', p.hostSource, naming.hostnameAnnotation)}`,
     `  Name part:    ${safe(name)} — ${from('name', p.nameSource, naming.nodenameAnnotation)}`,
-    `  Pod IP:       ${safe(p.podIP) || '(none)'}`,
-    `  Runs on:      ${p.node ? `Node ${safe(p.node)}` : 'no Node yet (unscheduled)'}`,
+    `  Pod IP:       ${p.podIP === undefined ? LEFT_OUT : safe(p.podIP) || '(none)'}`,
+    `  Runs on:      ${p.node === undefined ? LEFT_OUT : p.node ? `Node ${safe(p.node)}` : 'no Node yet (unscheduled)'}`,
     `  Ready:        ${state(p.ready, 'yes', 'no — its Ready condition is not True, or it is terminating')}`,
     `  Serving:      ${state(p.serving, 'yes — its Ready condition is True', 'no')}`,
     `  Terminating:  ${p.terminating ? 'yes — it stays a peer until the pod is gone' : 'no'}`,

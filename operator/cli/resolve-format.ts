@@ -13,6 +13,7 @@
  */
 import { sanitizeCell } from '../naming/quote.js';
 import type { ResolveResult } from '../naming/index.js';
+import type { ExcludedPod, Peer } from '../api/types.generated.js';
 
 const GAP = '   ';
 
@@ -29,7 +30,11 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
   );
 }
 
-export function formatResolveTable(result: ResolveResult): string {
+/** Peers as `ctopo resolve` finds them, or as a status lists them (- for what a large topology's leaves out). */
+export function formatResolveTable(result: {
+  peers: readonly Peer[];
+  excluded: readonly ExcludedPod[];
+}): string {
   const lines: string[] = [];
   lines.push(`PEERS (${result.peers.length})`);
   if (result.peers.length === 0) lines.push('no peers');
@@ -40,9 +45,9 @@ export function formatResolveTable(result: ResolveResult): string {
         result.peers.map((p) => [
           p.nodeName,
           p.pod,
-          p.podIP,
-          p.hostSource,
-          p.nameSource,
+          p.podIP ?? '-',
+          p.hostSource ?? '-',
+          p.nameSource ?? '-',
           yesNo(p.ready),
           yesNo(p.serving),
           yesNo(p.terminating),

@@ -5,11 +5,12 @@ import type { ListWatchOptions } from '../kube/list-watch.js';
 import { WorkQueue, type ReconcileOutcome } from '../kube/work-queue.js';
 import type { Log } from '../observability/logger.js';
 import type { OperatorMetrics } from '../observability/operator-metrics.js';
-import { admit } from './admission.js';
-import { StatusApplier } from './apply.js';
+import { admit, type Admission } from './admission.js';
+import { StatusApplier, type StatusPatchStyle } from './apply.js';
 import { NodeCache } from './node-cache.js';
-import { planReconcile } from './plan.js';
-import { PodSources } from './pod-sources.js';
+import { planReconcile, type ReconcilePlan } from './plan.js';
+import type { PodSources, PodSourcesFactory, PodSourceView } from './pod-source.js';
+import { SharedPodSources } from './shared-pod-sources.js';
 import { notReady } from './readiness.js';
 import { TopologyCache, type CachedTopology } from './topology-cache.js';
 import type { TopologyObject } from '../protocol/read.js';
@@ -42,7 +43,27 @@ export interface ControllerConfig {
   watchTimeoutSeconds?: number;
   /** Who renews the liveness Leases (the operator's identity). */
   holder?: string;
+  /** How the work is done; the defaults are the operator's design (bench/ injects former ones to compare). */
+  parts?: ControllerParts;
 }
+
+export interface ControllerParts {
+  /** Where each topology's pods come from (default: one watch per namespace, shared). */
+  podSources?: PodSourcesFactory;
+  /**
+   * A topology's status is written at most once per this window: the first change after a quiet
+   * window goes out at once, the changes that follow it within the window go out together at its
+   * end (a rolling update or a node drain is a few writes, not one per pod).
+   */
+  writeWindowMs?: number;
+  /** How a status write is sent (default: a JSON Patch of what changed; see apply.ts). */
+  statusPatch?: StatusPatchStyle;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
+}
+
+/** The window of ControllerParts.writeWindowMs (docs/operator.md). */
+export const WRITE_WINDOW_MS = 250;
 
 /**
  * What this process knows of a topology it serves: the status it last wrote, and one it planned
@@ -54,6 +75,20 @@ interface Served {
   /** statusDigest(written): the object holds what this process wrote while its digest is this. */
   writtenDigest?: string;
   unwritten?: ClusterTopologyStatus;
+  /** When the last status write began (ms since the epoch), and how many this process made. */
+  writtenAt?: number;
+  writes?: number;
+  /**
+   * What the last computed status was computed from, when nothing was written: a poll that
+   * brings nothing new (same pods, Nodes, topology and answer) is not computed again.
+   */
+  inputs?: string;
+}
+
+/** What the object's status holds (undefined: no status), and at which resourceVersion it was seen. */
+interface Observed {
+  status: ClusterTopologyStatus | undefined;
+  resourceVersion: string | undefined;
 }
 
 export class TopologyController {
@@ -68,6 +103,9 @@ export class TopologyController {
   private readonly mesh: MeshScheduler;
   private livenessFailing = false;
   private running = false;
+  private readonly writeWindowMs: number;
+  /** Per topology, how many looks the mesh scheduler asked for: part of a status's inputs. */
+  private readonly meshLooks = new Map<string, number>();
 
   constructor(
     private readonly kube: Kube,
@@ -86,6 +124,7 @@ export class TopologyController {
       new EventRecorder(kube, 'cluster-topology-operator', log),
       metrics,
       log,
+      config.parts?.statusPatch,
     );
     this.liveness = new LivenessWriter(kube, {
       holder: config.holder ?? 'cluster-topology-operator',
@@ -101,7 +140,7 @@ export class TopologyController {
       },
     });
     const watch = (resource: string) => ({
-      listWatch: this.listWatchOptions(),
+      listWatch: this.listWatchOptions(resource),
       onRestart: (why: string) => metrics.watchRestarts.inc({ resource, why }),
     });
     this.topologies = new TopologyCache(kube, {
@@ -111,7 +150,11 @@ export class TopologyController {
       onChange: (key) => (key === undefined ? this.enqueueTopologies() : this.enqueue(key)),
       log,
     });
-    this.mesh = new MeshScheduler((key) => this.enqueue(key));
+    // A look the mesh asks for counts as a new input (a held change, a report going stale).
+    this.mesh = new MeshScheduler((key) => {
+      this.meshLooks.set(key, (this.meshLooks.get(key) ?? 0) + 1);
+      this.enqueue(key);
+    });
     this.reports = new MemberReportCache(kube, {
       ...watch('clustertopologymembers'),
       namespaces: config.namespaces,
@@ -121,8 +164,10 @@ export class TopologyController {
     this.nodes = config.watchNodes
       ? new NodeCache(kube, { ...watch('nodes'), onChange: () => this.enqueueServed(), log })
       : undefined;
-    this.pods = new PodSources(kube, {
+    this.writeWindowMs = config.parts?.writeWindowMs ?? WRITE_WINDOW_MS;
+    this.pods = (config.parts?.podSources ?? ((k, o) => new SharedPodSources(k, o)))(kube, {
       ...watch('pods'),
+      log,
       onChange: (key, poll) => {
         if (poll?.ok) {
           const slash = key.indexOf('/');
@@ -136,12 +181,12 @@ export class TopologyController {
     });
   }
 
-  private listWatchOptions(): Omit<ListWatchOptions, 'query'> {
+  private listWatchOptions(resource: string): Omit<ListWatchOptions, 'query'> {
     return {
       ...(this.config.watchTimeoutSeconds ? { watchTimeoutSeconds: this.config.watchTimeoutSeconds } : {}),
       // Up from the start of a watch until it ends or is aborted.
-      onWatchOpen: () => this.metrics.watchesUp.inc(),
-      onWatchClose: () => this.metrics.watchesUp.dec(),
+      onWatchOpen: () => this.metrics.watchesUp.inc({ resource }),
+      onWatchClose: () => this.metrics.watchesUp.dec({ resource }),
     };
   }
 
@@ -178,8 +223,23 @@ export class TopologyController {
   private enqueueTopologies(): void {
     if (!this.running) return;
     const keys = new Set(this.topologies.keys());
+    // Every topology's pods are asked for at once, before any is reconciled: the topologies of a
+    // namespace then share that namespace's first list instead of each listing its pods again.
+    for (const k of keys) this.admitted(k);
     for (const k of this.served.keys()) keys.add(k); // a deleted topology is reconciled once more, to clean up
     for (const k of keys) this.queue.add(k);
+  }
+
+  /** Whether topology `key` (as cached) is served, with its pod source kept to match. */
+  private admitted(key: string): { topology: TopologyObject; admission: Admission } | undefined {
+    const slash = key.indexOf('/');
+    const namespace = key.slice(0, slash);
+    const topology = this.topologies.find(namespace, key.slice(slash + 1));
+    if (!topology) return undefined;
+    const admission = admit(topology.spec, namespace, this.config.allowTargetNamespaces);
+    if (admission.ok) this.pods.ensure(key, admission.target, admission.spec);
+    else this.pods.drop(key);
+    return { topology, admission };
   }
 
   private enqueueServed(): void {
@@ -205,15 +265,14 @@ export class TopologyController {
    * What the object's status holds now, for the write decision: the cache's copy until this
    * process has written it; then its own write, as long as the cache's digest says the object
    * holds it. Otherwise someone else wrote the status (or the cache has not seen this process's
-   * last write yet), and it is read afresh. Undefined: the topology is gone.
+   * last write yet), and it is read afresh. With it, the resourceVersion at which the object held
+   * it: a JSON Patch from it carries it as its precondition. Undefined: the topology is gone.
    */
-  private async observedStatus(
-    topology: CachedTopology,
-    served: Served,
-  ): Promise<{ status: ClusterTopologyStatus | undefined } | undefined> {
-    if (!served.written) return { status: topology.status };
+  private async observedStatus(topology: CachedTopology, served: Served): Promise<Observed | undefined> {
+    const { resourceVersion } = topology.metadata;
+    if (!served.written) return { status: topology.status, resourceVersion };
     const cached = topology.statusDigest ?? statusDigest(topology.status);
-    if (cached === served.writtenDigest) return { status: served.written };
+    if (cached === served.writtenDigest) return { status: served.written, resourceVersion };
     const { namespace = '', name } = topology.metadata;
     this.log('debug', 'reading the status again: the cache holds another than the one written', {
       key: `${namespace}/${name}`,
@@ -225,7 +284,7 @@ export class TopologyController {
         this.log('info', 'the status holds what this operator did not write; it is written again', {
           key: `${namespace}/${name}`,
         });
-      return { status: fresh.status };
+      return { status: fresh.status, resourceVersion: fresh.metadata.resourceVersion };
     } catch (e) {
       if (e instanceof ApiError && e.code === 404) return undefined;
       throw e;
@@ -236,53 +295,53 @@ export class TopologyController {
     if (!this.running) return { kind: 'Done' };
     const slash = key.indexOf('/');
     const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
-    const topology = this.topologies.find(namespace, name);
-    if (!topology) {
+    const found = this.admitted(key);
+    if (!found) {
       if (this.served.delete(key)) {
         this.pods.drop(key);
         this.applier.forget({ namespace, name });
         this.liveness.forget(namespace, name);
         this.mesh.forget(key);
+        this.meshLooks.delete(key);
       }
       return { kind: 'Done' };
     }
+    const { topology, admission } = found;
     let served = this.served.get(key);
     if (!served) this.served.set(key, (served = {}));
-
-    const admission = admit(topology.spec, namespace, this.config.allowTargetNamespaces);
-    if (admission.ok) this.pods.ensure(key, admission.target, admission.spec);
-    else this.pods.drop(key);
     const source = this.pods.view(key);
     // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
     if (this.nodes && !this.nodes.settled) return { kind: 'Done' };
-    const observed = await this.observedStatus(topology, served);
-    if (!observed) return { kind: 'Done' }; // deleted meanwhile
-    const plan = planReconcile({
-      generation: topology.metadata.generation ?? 0,
-      namespace,
-      previous: served.written ?? topology.status,
-      observed,
-      ...(served.unwritten ? { unwritten: served.unwritten } : {}),
-      admission,
-      poll: source.poll,
-      pods: source.pods,
-      nodeLabels: (node) => this.nodes?.labels(node),
-      now: new Date(),
-      mesh: {
-        topology: name,
-        reports: this.reports.reports(namespace, name),
-        lastMeshWriteAt: this.mesh.lastWriteAt(key),
-      },
-    });
-    if (plan.write) {
-      served.unwritten = plan.write.status; // until the write succeeds
-      if (!(await this.applier.apply({ namespace, name, uid: topology.metadata.uid }, plan.write)))
-        return { kind: 'Done' }; // deleted meanwhile
-      served.written = plan.write.status;
-      served.writtenDigest = statusDigest(plan.write.status);
-      if (plan.meshChanged) this.mesh.written(key);
+    // At most one write per window: within it, everything waits for its end (nothing is computed).
+    const wait = (served.writtenAt ?? -Infinity) + this.writeWindowMs - Date.now();
+    if (wait > 0) return { kind: 'RequeueAfter', ms: wait };
+    const inputs = served.unwritten
+      ? undefined
+      : `${inputsOf(topology, admission.ok, source, this.nodes?.version ?? 0, served.writes ?? 0)}|${this.meshLooks.get(key) ?? 0}`;
+    if (inputs === undefined || inputs !== served.inputs) {
+      const observed = await this.observedStatus(topology, served);
+      if (!observed) return { kind: 'Done' }; // deleted meanwhile
+      const plan = this.plan(key, topology, admission, source, served, observed);
+      const write = plan.write;
+      if (write) {
+        served.unwritten = write.status; // until the write succeeds
+        served.writtenAt = Date.now();
+        served.inputs = undefined;
+        // The patch starts from what the object held at this resourceVersion: the API server
+        // refuses it (409) if the object moved since, and the applier sends a merge patch instead.
+        const rv = await this.applier.apply(
+          { namespace, name, uid: topology.metadata.uid },
+          write,
+          observed.resourceVersion,
+        );
+        if (rv === undefined) return { kind: 'Done' }; // deleted meanwhile
+        served.written = write.status;
+        served.writtenDigest = statusDigest(write.status);
+        served.writes = (served.writes ?? 0) + 1;
+        if (plan.meshChanged) this.mesh.written(key);
+      } else served.inputs = inputs;
+      if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);
     }
-    if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);
     served.unwritten = undefined;
     // The status is current: the Lease may say so (renewed after a successful poll only).
     const poll = source.poll;
@@ -295,4 +354,53 @@ export class TopologyController {
       );
     return { kind: 'Done' };
   }
+
+  private plan(
+    key: string,
+    topology: TopologyObject,
+    admission: Admission,
+    source: PodSourceView,
+    served: Served,
+    observed: Observed,
+  ): ReconcilePlan {
+    const [namespace, name] = [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+    return planReconcile({
+      generation: topology.metadata.generation ?? 0,
+      namespace,
+      previous: served.written ?? topology.status,
+      observed: { status: observed.status },
+      ...(served.unwritten ? { unwritten: served.unwritten } : {}),
+      admission,
+      poll: source.poll,
+      pods: source.pods,
+      nodeLabels: (node) => this.nodes?.labels(node),
+      now: new Date(),
+      ...(this.config.parts?.lightPeersAbove !== undefined
+        ? { lightPeersAbove: this.config.parts.lightPeersAbove }
+        : {}),
+      mesh: {
+        topology: name,
+        reports: this.reports.reports(namespace, name),
+        lastMeshWriteAt: this.mesh.lastWriteAt(key),
+      },
+    });
+  }
+}
+
+/**
+ * The inputs of a status, as one string: the topology as last seen (its resourceVersion moves
+ * with every change, our own status writes too), whether it is admitted, its pods (their
+ * version), the Nodes (theirs), the poll's answer (not its time: lastPollTime is not content)
+ * and the status this process wrote last.
+ */
+function inputsOf(
+  topology: TopologyObject,
+  admitted: boolean,
+  source: PodSourceView,
+  nodesVersion: number,
+  writes: number,
+): string {
+  const p = source.poll;
+  const answer = p === undefined ? '-' : p.ok ? '200' : JSON.stringify(p.failure);
+  return `${topology.metadata.resourceVersion}|${admitted}|${source.version}|${nodesVersion}|${answer}|${writes}`;
 }

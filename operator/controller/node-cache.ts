@@ -23,6 +23,8 @@ export class NodeCache {
    * take back a moment later (a flap on every restart or handover).
    */
   settled = false;
+  /** Moves whenever a Node's labels may have changed. */
+  version = 0;
 
   constructor(kube: Kube, opts: NodeCacheOptions) {
     this.reflector = new Reflector<NodeLabels>({
@@ -37,7 +39,10 @@ export class NodeCache {
           labels: (o.metadata.labels ?? {}) as Record<string, string>,
         },
       }),
-      onChange: opts.onChange,
+      onChange: () => {
+        this.version++;
+        opts.onChange();
+      },
       onRestart: opts.onRestart,
       onPoll: (p) => {
         if (!p.ok)

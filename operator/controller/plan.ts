@@ -6,6 +6,7 @@ import { ownedStatus, shouldWrite } from '../protocol/publish.js';
 import type { PollView } from './last-response.js';
 import type { PodSummary } from './pod-summary.js';
 import { computeStatus } from './status.js';
+import { statusPatchOps, type JsonPatchOp } from './status-patch.js';
 import { meshStep } from './mesh-step.js';
 import type { MemberReportObject } from '../mesh/standing.js';
 
@@ -38,6 +39,8 @@ export interface ReconcileInput {
   /** Node labels by Node name; undefined for a Node that is not known. */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
   now: Date;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
   /** The members' reports, for status.mesh (mesh-step.ts); absent: the mesh is left as written. */
   mesh?: {
     topology: string;
@@ -52,6 +55,8 @@ export interface StatusWrite {
   status: ClusterTopologyStatus;
   /** RFC 7386 merge patch from what the object holds to `status` (owned fields only). */
   patch: unknown;
+  /** The same as RFC 6902 ops on `/status`, element by element in the lists; undefined without a previous status. */
+  ops?: JsonPatchOp[];
   events: PlannedEvent[];
   gauges: { peers: number; excluded: number };
 }
@@ -78,6 +83,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     poll: admission.ok ? input.poll : undefined,
     pods: admission.ok ? input.pods : [],
     nodeLabels: input.nodeLabels,
+    ...(input.lightPeersAbove !== undefined ? { lightPeersAbove: input.lightPeersAbove } : {}),
   });
   const mesh = input.mesh
     ? meshStep({ ...input.mesh, generation: input.generation, status: computed, previous, now })
@@ -92,6 +98,7 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     write: {
       status,
       patch: mergePatch(ownedStatus(observed) ?? {}, status),
+      ...withOps(statusPatchOps(ownedStatus(observed), status)),
       events: [...eventsFor(previous, status), ...(mesh?.events ?? [])],
       gauges: { peers: status.peerCount ?? 0, excluded: status.excludedCount ?? 0 },
     },
@@ -99,3 +106,5 @@ export function planReconcile(input: ReconcileInput): ReconcilePlan {
     ...recheck,
   };
 }
+
+const withOps = (ops: JsonPatchOp[] | undefined) => (ops ? { ops } : {});

@@ -1,5 +1,6 @@
 import type { ClusterTopologyStatus, ExcludedPod, Peer } from '../api/types.generated.js';
 import type { ResolvedSpec } from '../api/validate.js';
+import { LIGHT_PEERS_ABOVE } from '../api/schema.js';
 import { settlePeers } from '../naming/index.js';
 import { analyzePeers, quorumAtRiskCondition } from '../failure-domains/index.js';
 import { isForbidden, type Failure } from '../kube/reflector-machine.js';
@@ -58,6 +59,34 @@ export interface StatusInput {
   pods: readonly PodSummary[];
   /** Node labels by Node name; undefined for a Node that does not exist (or is not known yet). */
   nodeLabels: (node: string) => Readonly<Record<string, string>> | undefined;
+  /** Above this many peers each carries the reader fields only (default LIGHT_PEERS_ABOVE). */
+  lightPeersAbove?: number;
+}
+
+/**
+ * The peers as written: above LIGHT_PEERS_ABOVE, each with the fields readers use only (the rest
+ * is most of a large status's size, and the API server's work on each write grows with it).
+ */
+function published(peers: readonly Peer[], lightAbove: number): Peer[] {
+  if (peers.length <= lightAbove) return peers as Peer[];
+  return peers.map((p) => ({
+    nodeName: p.nodeName,
+    pod: p.pod,
+    uid: p.uid,
+    terminating: p.terminating,
+    ...(p.ready !== undefined ? { ready: p.ready } : {}),
+    ...(p.serving !== undefined ? { serving: p.serving } : {}),
+  }));
+}
+
+/** The labels of the Node a peer runs on: from the peer, else (a large status's kept peer) from its pod. */
+function nodeLabelsOf(
+  peer: Peer,
+  pod: PodSummary | undefined,
+  nodeLabels: StatusInput['nodeLabels'],
+): Readonly<Record<string, string>> | undefined {
+  const node = peer.node ?? (pod?.verdict.ok ? pod.verdict.peer.node : undefined);
+  return node ? nodeLabels(node) : undefined;
 }
 
 /** The peer list a status publishes, and what the analysis needs to know of it. */
@@ -98,7 +127,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
   const failureDomains = analyzePeers(
     list.peers.map((p) => ({
       name: p.pod,
-      nodeLabels: p.node ? input.nodeLabels(p.node) : undefined,
+      nodeLabels: nodeLabelsOf(p, pods.get(p.pod), input.nodeLabels),
       ready: list.readyByPod.get(p.pod) ?? false,
       podLabels: pods.get(p.pod)?.labels,
       votes: pods.get(p.pod)?.votes,
@@ -112,7 +141,9 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     peerCount: list.peers.length,
     excludedCount: list.excluded.length,
     // No list has succeeded yet and none is kept: no peers array, the protocol's "unknown".
-    ...(list.known || previous?.peers !== undefined ? { peers: list.peers } : {}),
+    ...(list.known || previous?.peers !== undefined
+      ? { peers: published(list.peers, input.lightPeersAbove ?? LIGHT_PEERS_ABOVE) }
+      : {}),
     excluded: list.excluded,
     lastResponse,
     ...(lastFailure ? { lastFailure } : {}),

@@ -89,6 +89,8 @@ export interface RequestOptionsExtra {
    * answer is the whole object again — over a megabyte at 5,000 peers). Errors are still read.
    */
   ignoreBody?: boolean;
+  /** The Accept header (default application/json), e.g. to ask for the metadata alone. */
+  accept?: string;
 }
 
 /** Counts what this process asked of the API server, by verb-ish kind (for metrics). */
@@ -217,7 +219,7 @@ class KubeClient implements Kube {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(opts.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v));
-    const https: RequestOptions = { method, headers: { Accept: 'application/json' } };
+    const https: RequestOptions = { method, headers: { Accept: opts.accept ?? 'application/json' } };
     await this.creds.apply(https);
     https.agent = this.agentFor(https);
     const payload = opts.body === undefined ? undefined : JSON.stringify(opts.body);

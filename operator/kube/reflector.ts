@@ -36,8 +36,11 @@ export interface ReflectorOptions<T extends KubeObject> {
     onDone: (err: unknown) => void,
     idleTimeoutMs: number,
   ) => Promise<WatchHandle>;
-  /** How often to re-list at the latest (the polling interval). */
-  resyncMs: number;
+  /**
+   * How often to re-list at the latest (the polling interval); undefined: only when a watch
+   * cannot resume (410 Gone) or `resync()` asks — client-go's informers, which trust the watch.
+   */
+  resyncMs?: number;
   /** A watch silent this long (no event, no bookmark) is taken for dead. */
   idleMs?: number;
   /** Retry delays after a failed list or watch (client-go's shape; `capMs` also as `backoffCapMs`). */
@@ -87,7 +90,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   constructor(private readonly opts: ReflectorOptions<T>) {
     this.backoff = new Backoff({
       ...DEFAULT_BACKOFF,
-      capMs: opts.backoffCapMs ?? Math.min(DEFAULT_BACKOFF.capMs, opts.resyncMs),
+      capMs: opts.backoffCapMs ?? Math.min(DEFAULT_BACKOFF.capMs, opts.resyncMs ?? Infinity),
       ...opts.backoff,
     });
   }
@@ -117,8 +120,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.feed({ type: 'Stop' });
   }
 
+  /** Re-list now (a watch is stopped for it); while a list is under way, nothing more. */
+  resync(): void {
+    this.feed({ type: 'ResyncDue' });
+  }
+
+  /** Whether the last list or watch failed and no list or watch has worked since. */
+  get failing(): boolean {
+    return this.state.phase === 'Backoff';
+  }
+
   private armResync(): void {
     clearInterval(this.resyncTimer);
+    if (this.opts.resyncMs === undefined) return;
     this.resyncTimer = setInterval(() => this.feed({ type: 'ResyncDue' }), this.opts.resyncMs);
     this.resyncTimer.unref?.();
   }

@@ -2,7 +2,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDuration } from '../api/validate.js';
 import { connect } from '../kube/client.js';
-import { TopologyController } from '../controller/controller.js';
+import { TopologyController, type ControllerParts } from '../controller/controller.js';
+
+export type { ControllerParts };
 import { LeaderElector } from '../kube/leader-election.js';
 import { OPERATOR_LEASE_LABELS, OPERATOR_VERSION_ANNOTATION } from '../api/operator-lease.js';
 import { PACKAGE_VERSION } from '../config/version.js';
@@ -30,6 +32,8 @@ export interface RunningOperator {
 export async function runOperator(
   config: OperatorConfig,
   log: Log = createLogger(config.logLevel, 'operator'),
+  /** How the controller works; the defaults are the operator's design (bench/ injects former ones). */
+  parts?: ControllerParts,
 ): Promise<RunningOperator> {
   const metrics = operatorMetrics();
   const kube = connect({
@@ -56,6 +60,7 @@ export async function runOperator(
       watchNodes: config.watchNodes,
       watchTimeoutSeconds: Math.max(1, Math.round((parseDuration(config.watchTimeout) ?? 290_000) / 1000)),
       holder: config.identity ?? defaultIdentity(),
+      ...(parts ? { parts } : {}),
     },
     metrics,
     log,

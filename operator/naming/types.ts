@@ -43,7 +43,7 @@ import {
   MEMBERSHIP_PEERS,
   MEMBERSHIP_TERMINATING,
 } from '../api/schema.js';
-import type { ExcludedPod, Peer } from '../api/types.generated.js';
+import type { ExcludedPod, Peer as PublishedPeer } from '../api/types.generated.js';
 export {
   DEFAULT_CLUSTER_DOMAIN,
   DEFAULT_HOSTNAME_ANNOTATION,
@@ -53,8 +53,12 @@ export {
   MEMBERSHIP_PEERS,
   MEMBERSHIP_TERMINATING,
 };
-/** A peer: the generated API type, the one copy (status.peers and `ctopo resolve` carry it). */
-export type { Peer };
+/**
+ * A peer as resolved: the generated API type with every field (status.peers and `ctopo resolve`
+ * carry it; a large topology's status leaves out what readers do not use).
+ */
+export type Peer = PublishedPeer &
+  Required<Pick<PublishedPeer, 'podIP' | 'node' | 'hostSource' | 'nameSource'>>;
 export type HostFallback = (typeof HOST_FALLBACKS)[number];
 export type MembershipPeers = (typeof MEMBERSHIP_PEERS)[number];
 export type MembershipTerminating = (typeof MEMBERSHIP_TERMINATING)[number];

@@ -66,7 +66,8 @@ export function operatorMetrics() {
     }),
     watchesUp: new Gauge({
       name: 'ctopo_watches_up',
-      help: 'Watches currently streaming.',
+      help: 'Watches currently streaming, by resource (pods: one per namespace served).',
+      labelNames: ['resource'],
       registers: [registry],
     }),
   };

@@ -43,7 +43,9 @@ describe('429 and 410 through a fault-injecting proxy in front of the real API s
     });
     podLists = new RegExp(`^/api/v1/namespaces/${ns}/pods\\?(?!.*watch=true)`);
     podWatches = new RegExp(`^/api/v1/namespaces/${ns}/pods\\?.*watch=true`);
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    // A poll does not restart the pod watch: watches are renewed every 2 s here, so the 410s
+    // below are met soon (by default a watch runs 290 s).
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect', '--watch-timeout', '2s']);
     await waitFor('2 peers', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2, 60_000);
   });
   afterAll(async () => {

@@ -320,9 +320,11 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(await op.metric('ctopo_peers', { namespace: ns, name: 'web' })).toBe(st.peerCount);
     expect(await op.metric('ctopo_excluded_pods', { namespace: ns, name: 'web' })).toBe(st.excludedCount);
     expect((await op.get('/readyz')).status).toBe(200);
-    // Four streams: ClusterTopologies, member reports, Nodes, and this topology's pods — none
-    // leaked by restarts (the naming change above replaced the pod stream).
-    expect(await op.metric('ctopo_watches_up')).toBe(4);
+    // Four streams: ClusterTopologies, member reports, Nodes, and this namespace's pods — none
+    // leaked by restarts (the naming change above re-registered the topology on the namespace's
+    // one pod watch).
+    expect(await op.metricSum('ctopo_watches_up')).toBe(4);
+    expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(1);
     // bin/ctopo.js re-executed the operator with its runtime flags (a small young generation).
     expect(await nodeFlagsOf(op.child.pid!)).toEqual(['--max-semi-space-size=2']);
   });

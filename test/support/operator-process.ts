@@ -19,8 +19,8 @@ export class CtopoProcess {
   exitCode: number | null | undefined;
   private exited: Promise<number | null>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = {}, bin = ctopoBin) {
-    this.child = spawn(process.execPath, [bin, ...args], {
+  constructor(args: string[], env: NodeJS.ProcessEnv = {}, bin = ctopoBin, nodeFlags: string[] = []) {
+    this.child = spawn(process.execPath, [...nodeFlags, bin, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -86,14 +86,19 @@ export class CtopoProcess {
   }
 }
 
+/** `ctopo operator` (or, with `bin` and `nodeFlags`, another entry running it: bench/former-operator.ts). */
 export function startOperator(
   kubeconfig: string,
   extra: string[] = [],
   env: NodeJS.ProcessEnv = {},
+  bin = ctopoBin,
+  nodeFlags: string[] = [],
 ): CtopoProcess {
   return new CtopoProcess(
     ['operator', '--kubeconfig', kubeconfig, '--http-host', '127.0.0.1', '--http-port', '0', ...extra],
     env,
+    bin,
+    nodeFlags,
   );
 }
 

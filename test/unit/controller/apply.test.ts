@@ -9,9 +9,12 @@ import { FakeApiServer } from '../../support/fake-api-server.js';
 import { waitFor } from '../../support/wait.js';
 
 /**
- * The controller's applier (controller/apply.ts) against the fake API server: it patches /status
- * with the plan's merge patch, and only once that write succeeded sets the gauges and records the
- * Events; a topology deleted meanwhile is no error; any other failure goes back to the queue.
+ * The controller's applier (controller/apply.ts) against the fake API server: without a known
+ * resourceVersion it patches /status with the plan's merge patch, and only once that write
+ * succeeded sets the gauges and records the Events, resolving with the object's new
+ * resourceVersion; a topology deleted meanwhile is no error (undefined); any other failure goes
+ * back to the queue. (The JSON Patch with its resourceVersion precondition is proven on the real
+ * API server: test/integration/operator-scale.test.ts.)
  */
 
 const NS = 'shop';
@@ -52,7 +55,7 @@ describe('the status applier, against the fake API server', () => {
       spec: { selector: 'app=web' },
       status: { peerCount: 1, peers: [] },
     });
-    expect(await applier.apply(ref, write(3))).toBe(true);
+    const written = await applier.apply(ref, write(3));
     const patch = api.requests.find((r) => r.method === 'PATCH')!;
     expect(patch.path).toBe(`${TOPOLOGIES}/web/status`);
     // A merge patch: what it does not name stays.
@@ -60,12 +63,14 @@ describe('the status applier, against the fake API server', () => {
       spec: { selector: 'app=web' },
       status: { peerCount: 3, peers: [], lastPollTime: '2026-12-04T12:00:00Z' },
     });
+    // The object's resourceVersion after the write, which the next JSON Patch is conditioned on.
+    expect(written).toBe(api.get(TOPOLOGIES, 'web')!.metadata.resourceVersion);
     expect(await text()).toContain('ctopo_peers{namespace="shop",name="web"} 3');
     await waitFor('the Event', () => api.requestsTo(eventsPath(NS)).length === 1);
   });
 
-  it('takes a topology deleted meanwhile for gone (false), with no gauge and no Event', async () => {
-    expect(await applier.apply(ref, write(3))).toBe(false);
+  it('takes a topology deleted meanwhile for gone (undefined), with no gauge and no Event', async () => {
+    expect(await applier.apply(ref, write(3))).toBeUndefined();
     expect(await text()).not.toContain('ctopo_peers{');
     expect(await text()).toContain('ctopo_status_writes_total{result="error"} 1');
     expect(api.requestsTo(eventsPath(NS))).toEqual([]);

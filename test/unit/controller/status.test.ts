@@ -350,3 +350,51 @@ describe('computeStatus: the ReadinessDeadlockRisk condition', () => {
     });
   });
 });
+
+describe('computeStatus: a large topology lists each peer with the fields readers use', () => {
+  const many = (n: number) =>
+    Array.from({ length: n }, (_, i) => pod(`web-${i}`, `10.0.${i >> 8}.${i & 255}`, `node-${i % 3}`));
+  const zones: Record<string, Record<string, string>> = {
+    'node-0': { 'topology.kubernetes.io/zone': 'a' },
+    'node-1': { 'topology.kubernetes.io/zone': 'b' },
+    'node-2': { 'topology.kubernetes.io/zone': 'c' },
+  };
+  const zoned = spec({ failureDomains: { levels: [{ key: 'topology.kubernetes.io/zone' }] } });
+
+  it('at 1,000 peers every field; above, nodeName, pod, uid, terminating, ready and serving only', () => {
+    const at = computeStatus(base({ pods: many(1000) }));
+    expect(Object.keys(at.peers![0]!).sort()).toEqual(
+      [
+        'hostSource',
+        'nameSource',
+        'node',
+        'nodeName',
+        'pod',
+        'podIP',
+        'ready',
+        'serving',
+        'terminating',
+        'uid',
+      ].sort(),
+    );
+    const above = computeStatus(base({ pods: many(1001) }));
+    expect(above.peerCount).toBe(1001);
+    for (const p of above.peers!)
+      expect(Object.keys(p).sort()).toEqual(['nodeName', 'pod', 'ready', 'serving', 'terminating', 'uid']);
+    // What a reader makes of it is the same list.
+    const meaning = statusMeaning(above);
+    expect(meaning.kind === 'current' && meaning.peers.map((p) => p.nodeName)).toEqual(
+      computeStatus(base({ pods: many(1001), lightPeersAbove: Infinity })).peers!.map((p) => p.nodeName),
+    );
+  });
+
+  it('a failed poll keeps the light list and the same failure-domain analysis (the Nodes from the pods held)', () => {
+    const ok = computeStatus(base({ spec: zoned, pods: many(1200), nodeLabels: (n) => zones[n] }));
+    expect(ok.failureDomains?.verdict).toBeDefined();
+    const failed = computeStatus(
+      base({ spec: zoned, previous: ok, poll: fail(503), pods: many(1200), nodeLabels: (n) => zones[n] }),
+    );
+    expect(failed.peers).toEqual(ok.peers);
+    expect(failed.failureDomains).toEqual(ok.failureDomains);
+  });
+});

@@ -1,23 +1,19 @@
 import { pollingIntervalMs, type ResolvedSpec } from '../api/validate.js';
 import type { Kube } from '../kube/client.js';
-import { listWatch, type ListWatchOptions } from '../kube/list-watch.js';
+import { listWatch } from '../kube/list-watch.js';
 import { podsPath } from '../kube/paths.js';
-import { Reflector, type PollOutcome } from '../kube/reflector.js';
+import { Reflector } from '../kube/reflector.js';
 import { summarizePod, type PodSummary, type PodView } from './pod-summary.js';
+import type { PodSourceOptions, PodSources, PodSourceView } from './pod-source.js';
 
 /**
- * Each served topology's pod source: a reflector over the pods its selector matches, re-listed
- * every polling interval. A source lives as long as the topology is served with the same
- * target namespace, selector, interval and naming and membership settings; a change of any
- * replaces it.
+ * A pod source per topology: a reflector over the pods its selector matches (the API server
+ * filters), re-listed every polling interval, its watch restarted each time. It serves the
+ * selectors the operator cannot read itself (`shared-pod-sources.ts` serves the others); it was
+ * the operator's only way before, and the benchmarks still measure it as such. A source lives as
+ * long as the topology is served with the same target namespace, selector, interval and naming
+ * and membership settings; a change of any replaces it.
  */
-
-export interface PodSourceOptions {
-  listWatch: Omit<ListWatchOptions, 'query'>;
-  /** The pods of topology `key` changed, or a poll ended (`poll`). */
-  onChange: (key: string, poll?: PollOutcome) => void;
-  onRestart: (why: string) => void;
-}
 
 interface PodSource {
   target: string;
@@ -26,15 +22,10 @@ interface PodSource {
   /** The naming and membership settings the summaries were made with (JSON). */
   naming: string;
   reflector: Reflector<PodSummary>;
+  version: number;
 }
 
-/** What a topology's source knows now. */
-export interface PodSourceView {
-  poll: PollOutcome | undefined;
-  pods: PodSummary[];
-}
-
-export class PodSources {
+export class SelectorPodSources implements PodSources {
   private readonly sources = new Map<string, PodSource>();
 
   constructor(
@@ -75,11 +66,15 @@ export class PodSources {
           ? known
           : summarizePod(o as unknown as PodView, settings);
       },
-      onChange: () => this.opts.onChange(key),
+      onChange: () => {
+        source.version++;
+        this.opts.onChange(key);
+      },
       onPoll: (p) => this.opts.onChange(key, p),
       onRestart: this.opts.onRestart,
     });
-    this.sources.set(key, { target, selector: spec.selector, intervalMs, naming, reflector });
+    const source: PodSource = { target, selector: spec.selector, intervalMs, naming, reflector, version: 0 };
+    this.sources.set(key, source);
     reflector.start();
   }
 
@@ -89,12 +84,8 @@ export class PodSources {
   }
 
   view(key: string): PodSourceView {
-    const r = this.sources.get(key)?.reflector;
-    return { poll: r?.lastPoll, pods: r?.items() ?? [] };
-  }
-
-  keys(): IterableIterator<string> {
-    return this.sources.keys();
+    const s = this.sources.get(key);
+    return { poll: s?.reflector.lastPoll, pods: s?.reflector.items() ?? [], version: s?.version ?? 0 };
   }
 
   stop(): void {

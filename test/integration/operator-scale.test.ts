@@ -1,0 +1,364 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { performance } from 'node:perf_hooks';
+import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
+import type { ClusterTopologyStatus } from '../../operator/api/types.generated.js';
+import { WRITE_WINDOW_MS } from '../../operator/controller/controller.js';
+import { StatusApplier } from '../../operator/controller/apply.js';
+import type { StatusWrite } from '../../operator/controller/plan.js';
+import { statusPatchOps } from '../../operator/controller/status-patch.js';
+import { EventRecorder } from '../../operator/kube/event-recorder.js';
+import { operatorMetrics } from '../../operator/observability/operator-metrics.js';
+import { connect, type Kube, type WatchHandle } from '../../operator/kube/client.js';
+import { kubectlOk, kubeconfigForToken } from '../support/cluster.js';
+import {
+  applyTopology,
+  createPod,
+  grantOperatorRbac,
+  serviceAccountToken,
+  setPodStatus,
+  topologyStatus,
+} from '../support/objects.js';
+import { FaultProxy } from '../support/fault-proxy.js';
+import { startOperator, type CtopoProcess } from '../support/operator-process.js';
+import { sleep, waitFor } from '../support/wait.js';
+import { operatorNamespace } from '../support/world.js';
+
+/**
+ * Many topologies and large ones, on a real API server (issue #29): one pod watch per namespace
+ * feeds every topology there and a poll restarts no watch; a topology that comes later, a pod that
+ * changes topology, a selector the operator cannot read, a watch that cannot be opened; a burst
+ * of changes written at most once per window; a status write when the object moved since the last.
+ */
+
+const names = (st: ClusterTopologyStatus | undefined) => (st?.peers ?? []).map((p) => p.nodeName).sort();
+
+async function labelledPod(
+  s: ControlPlaneState,
+  ns: string,
+  name: string,
+  labels: Record<string, string>,
+  ip: string,
+) {
+  await createPod(s, ns, name, { labels });
+  await setPodStatus(s, ns, name, { ip, ready: true });
+}
+
+describe('many topologies in one namespace: one pod watch feeds them all', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  const lastPoll = (name: string) =>
+    op.metric('ctopo_last_successful_poll_timestamp_seconds', { namespace: ns, name });
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('scale'));
+    for (const [i, group] of ['a', 'a', 'b', 'b', 'c', 'c'].entries())
+      await labelledPod(s, ns, `${group}-${i}`, { group, rank: String(i) }, `10.40.0.${i + 1}`);
+    for (const group of ['a', 'b', 'c'])
+      await applyTopology(s, ns, group, { selector: `group=${group}`, pollingInterval: '1s' });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    for (const group of ['a', 'b', 'c'])
+      await waitFor(
+        `${group}: 2 peers`,
+        async () => (await topologyStatus(s, ns, group))?.peerCount === 2,
+        30_000,
+      );
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('holds one pod watch for the three topologies, and three polls each restart none', async () => {
+    expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(1);
+    const restarts = await op.metricSum('ctopo_watch_restarts_total', { resource: 'pods' });
+    const before = await Promise.all(['a', 'b', 'c'].map(lastPoll));
+    await waitFor(
+      'three more polls of every topology',
+      async () => {
+        const now = await Promise.all(['a', 'b', 'c'].map(lastPoll));
+        return now.every((t, i) => t !== undefined && t - before[i]! >= 3);
+      },
+      30_000,
+    );
+    expect(await op.metricSum('ctopo_watch_restarts_total', { resource: 'pods' })).toBe(restarts);
+    expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(1);
+    expect((await topologyStatus(s, ns, 'b'))?.lastResponse?.code).toBe('200');
+  });
+
+  it('a pod relabelled from one group to another leaves the one status and joins the other', async () => {
+    await kubectlOk(s, ['-n', ns, 'label', 'pod', 'a-0', 'group=b', '--overwrite']);
+    await waitFor(
+      'a-0 moved from a to b',
+      async () =>
+        names(await topologyStatus(s, ns, 'a')).join() === 'a-1@10.40.0.2' &&
+        names(await topologyStatus(s, ns, 'b')).includes('a-0@10.40.0.1'),
+      30_000,
+    );
+    expect(names(await topologyStatus(s, ns, 'b'))).toEqual([
+      'a-0@10.40.0.1',
+      'b-2@10.40.0.3',
+      'b-3@10.40.0.4',
+    ]);
+  });
+
+  it('a topology added later lists the pods the namespace watch already holds', async () => {
+    await applyTopology(s, ns, 'late', { selector: 'group in (b,c)', pollingInterval: '1s' });
+    const st = await waitFor(
+      'late: 5 peers',
+      async () => {
+        const x = await topologyStatus(s, ns, 'late');
+        return x?.peerCount === 5 ? x : undefined;
+      },
+      30_000,
+    );
+    expect(names(st)).toEqual([
+      'a-0@10.40.0.1',
+      'b-2@10.40.0.3',
+      'b-3@10.40.0.4',
+      'c-4@10.40.0.5',
+      'c-5@10.40.0.6',
+    ]);
+    expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(1);
+  });
+
+  it('a selector the operator cannot read itself (rank>3) is served by a list and watch of its own', async () => {
+    await applyTopology(s, ns, 'ranked', { selector: 'rank>3', pollingInterval: '1s' });
+    const st = await waitFor(
+      'ranked: 2 peers',
+      async () => {
+        const x = await topologyStatus(s, ns, 'ranked');
+        return x?.peerCount === 2 ? x : undefined;
+      },
+      30_000,
+    );
+    expect(names(st)).toEqual(['c-4@10.40.0.5', 'c-5@10.40.0.6']);
+    expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(2);
+  });
+});
+
+describe('a pod watch that cannot be opened: each poll lists the namespace', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  let proxy: FaultProxy;
+
+  beforeAll(async () => {
+    ({ s, ns } = await operatorNamespace('scale-watch'));
+    const token = await serviceAccountToken(s, ns, 'operator');
+    await grantOperatorRbac(s, { kind: 'ServiceAccount', name: 'operator', namespace: ns }, [ns], ns);
+    proxy = await new FaultProxy(s).start();
+    const kubeconfig = await kubeconfigForToken(s, `proxy-${ns}.kubeconfig`, token, proxy.url);
+    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.41.0.1');
+    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
+    // Watches are renewed every 2 s, so the refusal below is met soon.
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect', '--watch-timeout', '2s']);
+    await waitFor('1 peer', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 1, 30_000);
+  });
+  afterAll(async () => {
+    await op?.stop();
+    await proxy?.stop();
+  });
+
+  it('a pod that comes while every pod watch is refused joins through the polls, and the answer stays 200', async () => {
+    proxy.set({ kind: 'status', code: 500 }, new RegExp(`^/api/v1/namespaces/${ns}/pods\\?.*watch=true`));
+    const failed = () => op.metricSum('ctopo_watch_restarts_total', { resource: 'pods', why: 'Failed' });
+    const before = await failed();
+    await waitFor('the pod watch refused twice', async () => (await failed()) >= before + 2, 30_000);
+    await labelledPod(s, ns, 'web-1', { app: 'web' }, '10.41.0.2');
+    const st = await waitFor(
+      'web-1 through a poll',
+      async () => {
+        const x = await topologyStatus(s, ns, 'web');
+        return x?.peerCount === 2 ? x : undefined;
+      },
+      30_000,
+    );
+    expect(names(st)).toEqual(['web-0@10.41.0.1', 'web-1@10.41.0.2']);
+    expect(st.lastResponse?.code).toBe('200');
+    proxy.set({ kind: 'pass' });
+  });
+});
+
+/** Status writes as the API server reports them: each write is one MODIFIED event of the object. */
+function countWrites(
+  kube: Kube,
+  ns: string,
+  name: string,
+): Promise<{ writes: () => number; stop: () => void }> {
+  let writes = 0;
+  return new Promise((resolve, reject) => {
+    let handle: WatchHandle | undefined;
+    kube
+      .watch(
+        `/apis/cluster.netzlive.io/v1alpha1/namespaces/${ns}/clustertopologies`,
+        { fieldSelector: `metadata.name=${name}` },
+        (type) => {
+          if (type === 'MODIFIED') writes++;
+        },
+        () => {},
+        600_000,
+      )
+      .then((h) => {
+        handle = h;
+        resolve({ writes: () => writes, stop: () => handle?.abort() });
+      }, reject);
+  });
+}
+
+describe('a burst of changes to one topology is written at most once per window', () => {
+  const PODS = 30;
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  let kube: Kube;
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('burst'));
+    kube = connect({ kubeconfig: s.kubeconfig });
+    for (let i = 0; i < PODS; i++) await labelledPod(s, ns, `web-${i}`, { app: 'web' }, `10.42.0.${i + 1}`);
+    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '10m' });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await waitFor(
+      `${PODS} peers`,
+      async () => (await topologyStatus(s, ns, 'web'))?.peerCount === PODS,
+      60_000,
+    );
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('30 pods changing one after another: every change published, in at most one write per write window (250 ms)', async () => {
+    const counter = await countWrites(kube, ns, 'web');
+    try {
+      await sleep(2000); // the watch's first event is the object as it is
+      const before = counter.writes();
+      const t0 = performance.now();
+      // One pod every 50 ms, as a rolling update or a drain goes: without a window each change
+      // finds the previous write done and gets one of its own.
+      await Promise.all(
+        Array.from({ length: PODS }, (_, i) =>
+          sleep(i * 50).then(() =>
+            kube.request('PATCH', `/api/v1/namespaces/${ns}/pods/web-${i}/status`, {
+              body: { status: { podIP: `10.43.0.${i + 1}`, podIPs: [{ ip: `10.43.0.${i + 1}` }] } },
+              contentType: 'application/merge-patch+json',
+              ignoreBody: true,
+            }),
+          ),
+        ),
+      );
+      const want = Array.from({ length: PODS }, (_, i) => `web-${i}@10.43.0.${i + 1}`).sort();
+      await waitFor(
+        'every change published',
+        async () => names(await topologyStatus(s, ns, 'web')).join() === want.join(),
+        60_000,
+      );
+      const elapsed = performance.now() - t0;
+      await sleep(2 * WRITE_WINDOW_MS); // a write after the last change counts too
+      const writes = counter.writes() - before;
+      // Writes start at least a window apart, the first after the first change was sent and the
+      // last before every change was seen.
+      expect(writes).toBeGreaterThan(0);
+      expect(writes).toBeLessThanOrEqual(Math.floor(elapsed / WRITE_WINDOW_MS) + 1);
+      expect(writes).toBeLessThan(PODS);
+    } finally {
+      counter.stop();
+    }
+  });
+});
+
+describe('a status write when the object moved since the last write', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('moved'));
+    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.44.0.1');
+    await labelledPod(s, ns, 'web-1', { app: 'web' }, '10.44.0.2');
+    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '10m' });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await waitFor('2 peers', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 2, 30_000);
+  });
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('lands: from the resourceVersion the cache saw, or as a merge patch after a 409', async () => {
+    // Someone else changes the object (a label): its resourceVersion moves, its status does not.
+    // Whether the operator's cache has seen the label before the pod change is written is a race:
+    // the JSON Patch from the cached resourceVersion is taken, or refused (409, the applier tests
+    // below) and sent as a merge patch. Either way the change lands.
+    await kubectlOk(s, ['-n', ns, 'label', 'ctopo', 'web', 'team=blue']);
+    await setPodStatus(s, ns, 'web-1', { ip: '10.44.0.9', ready: true });
+    await waitFor(
+      'web-1 at its new IP',
+      async () => names(await topologyStatus(s, ns, 'web')).join() === 'web-0@10.44.0.1,web-1@10.44.0.9',
+      30_000,
+    );
+    expect((await topologyStatus(s, ns, 'web'))?.peerCount).toBe(2);
+  });
+});
+
+describe('the status applier on the real API server: a JSON Patch carries the resourceVersion it was computed at', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  const peer = (pod: string, ip: string) => ({
+    nodeName: `${pod}@${ip}`,
+    pod,
+    uid: `uid-${pod}`,
+    terminating: false,
+    ready: true,
+    serving: true,
+  });
+  const write = (before: ClusterTopologyStatus | undefined, after: ClusterTopologyStatus): StatusWrite => ({
+    status: after,
+    patch: after,
+    ...(before ? { ops: statusPatchOps(before, after)! } : {}),
+    events: [],
+    gauges: { peers: after.peerCount ?? 0, excluded: 0 },
+  });
+
+  beforeAll(async () => {
+    ({ s, ns } = await operatorNamespace('applier'));
+  });
+
+  /** Writes two statuses, the object labelled in between or not; the PATCH answers' codes. */
+  async function twoWrites(name: string, moveBetween: boolean) {
+    const codes: string[] = [];
+    const kube = connect({
+      kubeconfig: s.kubeconfig,
+      observe: (r) => r.method === 'PATCH' && codes.push(String(r.code)),
+    });
+    const applier = new StatusApplier(
+      kube,
+      new EventRecorder(kube, 'test', () => {}, 0),
+      operatorMetrics(),
+      () => {},
+    );
+    await applyTopology(s, ns, name, { selector: 'app=none', pollingInterval: '10m' });
+    const ref = { namespace: ns, name };
+    const first: ClusterTopologyStatus = { peerCount: 1, peers: [peer('a', '10.45.0.1')] };
+    const second: ClusterTopologyStatus = {
+      peerCount: 2,
+      peers: [peer('a', '10.45.0.1'), peer('b', '10.45.0.2')],
+    };
+    const rv = await applier.apply(ref, write(undefined, first));
+    expect(rv).toBeTruthy();
+    if (moveBetween) await kubectlOk(s, ['-n', ns, 'label', 'ctopo', name, 'team=red']);
+    expect(await applier.apply(ref, write(first, second), rv)).toBeTruthy();
+    expect((await topologyStatus(s, ns, name))?.peers).toEqual(second.peers);
+    return codes;
+  }
+
+  it('is taken when the object has not moved since', async () => {
+    expect(await twoWrites('still', false)).toEqual(['200', '200']);
+  });
+
+  it('is refused (409) when the object moved since, and the merge patch lands instead', async () => {
+    expect(await twoWrites('moved', true)).toEqual(['200', '409', '200']);
+  });
+});
