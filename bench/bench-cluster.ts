@@ -18,6 +18,7 @@ import {
 } from '../dev/cluster/control-plane.js';
 import { connect, ApiError, type Kube } from '../operator/kube/client.js';
 import { onCleanup } from './cleanup.js';
+import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
 import { mapLimit } from './concurrency.js';
 import { ipFor, NODE_COUNT, nodeManifest, podManifest, podName, podStatus } from './pods.js';
 import { parsePrometheusText, type Sample } from './prometheus.js';
@@ -163,4 +164,28 @@ export async function startBenchCluster(log: (l: string) => void): Promise<Bench
     stop,
   };
   return cluster;
+}
+
+/**
+ * `ctopo operator` serving the benchmark's namespace without leader election (plus `args`),
+ * stopped by the cleanups if the run ends first; resolves once it listens.
+ */
+export async function startBenchOperator(
+  c: BenchCluster,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
+  const op = startOperator(
+    c.state.kubeconfig,
+    ['--namespaces', c.namespace, '--no-leader-elect', ...args],
+    env,
+  );
+  const stop = onCleanup('operator process', async () => void (await op.stop()));
+  try {
+    await op.port();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { op, stop };
 }

@@ -53,6 +53,8 @@ export class TopologyWatch {
   private gotFirst: () => void = () => {};
   events = 0;
   restarts = 0;
+  /** Called with every state the watch delivers (a restarted watch delivers the current one again). */
+  private readonly listeners: ((object: TopologyView, at: number) => void)[] = [];
 
   constructor(
     private readonly kube: Kube,
@@ -84,6 +86,7 @@ export class TopologyWatch {
         this.events++;
         this.latest = new StatusIndex(obj as TopologyView);
         this.gotFirst();
+        for (const l of this.listeners) l(obj as TopologyView, at);
         for (const w of [...this.waiters])
           if (w.test(this.latest)) {
             this.waiters.delete(w);
@@ -100,6 +103,11 @@ export class TopologyWatch {
       },
       15 * 60_000,
     );
+  }
+
+  /** `fn` sees every state from now on. */
+  listen(fn: (object: TopologyView, at: number) => void): void {
+    this.listeners.push(fn);
   }
 
   get current(): StatusIndex | undefined {

@@ -293,8 +293,12 @@ function checkImports(app, pkg) {
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith('.js')) {
         const text = readFileSync(p, 'utf8');
-        for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
-          const spec = m[1];
+        // Import and export statements start a line in tsc's output; a word "from" in a comment or
+        // beside a string (required: ['from', 'to']) is none.
+        const specifiers =
+          /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/gm;
+        for (const m of text.matchAll(specifiers)) {
+          const spec = m[1] ?? m[2] ?? m[3];
           if (spec.startsWith('.') || spec.startsWith('/') || spec.startsWith('node:')) continue;
           const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0];
           if (!allowed.has(name) && !builtins.has(name)) bad.add(`${name} (in ${p.slice(app.length + 1)})`);

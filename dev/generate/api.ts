@@ -108,8 +108,10 @@ export function memberCrdObject(): Record<string, unknown> {
   });
 }
 
+// Each file opens its own document: `helm show crds` joins the files as they are, and without the
+// marker kubectl read the two CRDs as one (the member CRD's keys won; the other was never applied).
 const render = (crd: Record<string, unknown>, source: string): string =>
-  `# Generated from operator/api/${source} by \`npm run generate\`. Do not edit.\n` +
+  `---\n# Generated from operator/api/${source} by \`npm run generate\`. Do not edit.\n` +
   stringify(crd, { lineWidth: 0, version: '1.1' });
 
 export function renderCrd(): string {

@@ -561,7 +561,7 @@ const meshStatus: JSONSchema = {
       'Members in the largest group connected to each other: a connected component of the links confirmed by the reports of both ends.',
     ),
     summary: str(
-      'largestGroup/members, the MESH column: 3/3 whole, 2/3 one member cut off (a wrong cookie), 2/4 a split into 2 + 2; ?/N while no member reports.',
+      'largestGroup/members, the MESH column: 3/3 whole, 2/3 one member cut off (a wrong cookie), 2/4 a split into 2 + 2; ?/N while no report is current (none of the current list, or all stale). Absent while no member has a report.',
     ),
     groups: {
       type: 'array',

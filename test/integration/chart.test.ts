@@ -12,6 +12,7 @@ import {
   type K8sObject,
 } from '../support/helm.js';
 import { waitFor } from '../support/wait.js';
+import { parseAllDocuments } from 'yaml';
 
 /**
  * The Helm chart with the real helm: lint, rendering, values refused by the schema with the
@@ -269,6 +270,15 @@ describe('helm lint and helm template', () => {
     expect(find(objs, 'CustomResourceDefinition', 'clustertopologymembers.cluster.netzlive.io')).toHaveLength(
       1,
     );
+  });
+
+  it('helm show crds prints each CRD as a document of its own (the chart README pipes it to kubectl apply)', async () => {
+    const docs = parseAllDocuments(await helmOk(['show', 'crds', CHART_DIR]));
+    expect(docs.flatMap((d) => d.errors.map((e) => e.message))).toEqual([]);
+    expect(docs.map((d) => (d.toJS() as K8sObject).metadata.name).sort()).toEqual([
+      'clustertopologies.cluster.netzlive.io',
+      'clustertopologymembers.cluster.netzlive.io',
+    ]);
   });
 
   it('the member-report admission policy and its binding are rendered unless turned off; exempt namespaces are matched out', async () => {

@@ -288,11 +288,14 @@ describe('a release, installed from its artifacts on a real node', () => {
         },
       },
     );
-    r = await check(later, ['--operator-namespace', opNs, '-n', appNs, 'web']);
-    expect({ code: r.code, out: r.stdout }).toEqual({
-      code: 0,
-      out: expect.stringContaining(`release ${later.version}`),
-    });
+    r = await check(later, ['--operator-namespace', opNs, '-n', appNs, 'web', '--wait', '60s']);
+    // The lines that are not ok, so a failure shows them.
+    const notOk = r.stdout.split('\n').filter((l) => /^(FAIL|\?)/.test(l));
+    expect({ code: r.code, notOk }).toEqual({ code: 0, notOk: [] });
+    expect(line(r.stdout, 'CRD clustertopologies.cluster.netzlive.io')).toContain(`release ${later.version}`);
+    expect(line(r.stdout, 'CRD clustertopologymembers.cluster.netzlive.io')).toContain(
+      `release ${later.version}`,
+    );
   }, 900_000);
 
   it('the operator scaled to 0: ctopo check is red, saying so and how to scale it up', async () => {

@@ -167,11 +167,12 @@ report(#{namespace := NS, topology := T, pod := Pod, uid := Uid}, View, Reported
         <<"status">> => View#{<<"reportedAt">> => rfc3339(ReportedAtMs)}
     }.
 
-%% @doc An answer's outcome for the budget: 401 and 403 are `forbidden' (the server changed
-%% nothing), any other failure `failed'.
+%% @doc An answer's outcome for the budget (§8.4): 401, 403 (no permission) and 404 (the kind is
+%% not served) are `forbidden': the server changed nothing, and asking again soon will not help;
+%% any other failure is `failed'.
 -spec outcome({ok, integer(), term(), term()} | {error, term()}) -> outcome().
 outcome({ok, Code, _, _}) when Code >= 200, Code < 300 -> ok;
-outcome({ok, Code, _, _}) when Code =:= 401; Code =:= 403 -> forbidden;
+outcome({ok, Code, _, _}) when Code =:= 401; Code =:= 403; Code =:= 404 -> forbidden;
 outcome(_) -> failed.
 
 %% @doc As `plan/4' with the protocol's budget.

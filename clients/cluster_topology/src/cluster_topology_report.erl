@@ -9,9 +9,9 @@
 %% per 10 s (coalesced), renewed every 5 minutes. One request, a server-side apply, made in a
 %% helper process so that this one always answers `sys' and its supervisor.
 %%
-%% A write refused (401/403: no permission) or failed (404: the kind is not installed; the API
-%% unreachable) is said once, as one warning (again only after a write succeeded in between), and
-%% tried again at the budget's pace. Reporting never connects or disconnects anything, and its
+%% A write refused (401/403: no permission; 404: the kind is not installed) or failed (the API
+%% unreachable, a 5xx) is said once, as one warning (again only after a write succeeded in
+%% between), and tried again at the budget's pace (5 minutes after a refusal, 30 s after a failure). Reporting never connects or disconnects anything, and its
 %% failures never crash the client: a pod whose uid is not known yet (its pod is not listed)
 %% writes nothing.
 -module(cluster_topology_report).

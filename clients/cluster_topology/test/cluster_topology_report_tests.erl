@@ -21,6 +21,14 @@ trouble_test_() ->
      ?_assertEqual(1024, string:length(maps:get(<<"message">>,
          cluster_topology_member:trouble(x, binary:copy(<<"é"/utf8>>, 2000), 0))))].
 
+%% The outcomes of §8.4: a refusal (401, 403, 404) changed nothing and is not asked again soon.
+outcome_test_() ->
+    O = fun(C) -> cluster_topology_member:outcome({ok, C, [], <<>>}) end,
+    [?_assertEqual(ok, O(200)), ?_assertEqual(ok, O(201)),
+     ?_assertEqual(forbidden, O(401)), ?_assertEqual(forbidden, O(403)), ?_assertEqual(forbidden, O(404)),
+     ?_assertEqual(failed, O(409)), ?_assertEqual(failed, O(500)),
+     ?_assertEqual(failed, cluster_topology_member:outcome({error, timeout}))].
+
 %% What the writer sends is JSON the library's own decoder reads back as the same value, with
 %% the characters JSON must escape.
 encode_test() ->
