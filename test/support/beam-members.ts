@@ -14,6 +14,7 @@ import {
   applyTopology,
   createPod,
   grantOperatorRbac,
+  memberReportRbac,
   readerRbac,
   serviceAccountToken,
   setPodStatus,
@@ -56,29 +57,7 @@ async function serviceAccount(s: ControlPlaneState, root: string, name: string, 
       leases: true,
       subject,
     }),
-    ...(reports
-      ? [
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'Role',
-            metadata: { name: `${name}-reporter`, namespace: NS },
-            rules: [
-              {
-                apiGroups: ['cluster.netzlive.io'],
-                resources: ['clustertopologymembers'],
-                verbs: ['create', 'update', 'patch'],
-              },
-            ],
-          },
-          {
-            apiVersion: 'rbac.authorization.k8s.io/v1',
-            kind: 'RoleBinding',
-            metadata: { name: `${name}-reporter`, namespace: NS },
-            roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${name}-reporter` },
-            subjects: [subject],
-          },
-        ]
-      : []),
+    ...(reports ? memberReportRbac({ namespace: NS, name: `${name}-reporter`, subject }) : []),
   ]);
   const dir = join(root, `sa-${name}`);
   await mkdir(dir);

@@ -295,6 +295,40 @@ export function readerRbac(o: {
   ];
 }
 
+/**
+ * What a reporting reader needs besides `readerRbac` (docs/status-protocol.md §8.5, as the chart's
+ * reader ClusterRole grants it): a Role `name` that may create, update and patch member reports,
+ * and its RoleBinding to `subject`.
+ */
+export function memberReportRbac(o: {
+  namespace: string;
+  name: string;
+  subject: RbacSubject;
+}): [role: object, binding: object] {
+  const metadata = { name: o.name, namespace: o.namespace };
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata,
+      rules: [
+        {
+          apiGroups: ['cluster.netzlive.io'],
+          resources: ['clustertopologymembers'],
+          verbs: ['create', 'update', 'patch'],
+        },
+      ],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: o.name },
+      subjects: [subjectRef(o.subject)],
+    },
+  ];
+}
+
 /** `kubectl apply` of objects given as plain values. */
 export async function applyObjects(s: ControlPlaneState, docs: unknown[]): Promise<void> {
   await kubectlOk(s, ['apply', '-f', '-'], { input: docs.map((d) => JSON.stringify(d)).join('\n') });

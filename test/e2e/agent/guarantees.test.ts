@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
@@ -17,6 +17,7 @@ import {
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { waitFor } from '../../support/wait.js';
+import { writeAppHook } from '../../support/app-hook.js';
 import { MeshWatch, type Mark } from '../../support/mesh-watch.js';
 
 /**
@@ -116,21 +117,7 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
     work = await mkdtemp(join(tmpdir(), 'ctopo-guarantees-'));
     hook = join(work, 'app-hook.sh');
     // An application's hook for the exec connector: drives its local node with erl_call.
-    await writeFile(
-      hook,
-      [
-        '#!/bin/sh',
-        'call() { erl_call -h "hook$$" -timeout 10 -name "$LOCAL_NODE" -a "$1"; }',
-        'case "$1" in',
-        '  connect) [ "$(call "net_kernel connect_node [\'$2\']")" = true ] ;;',
-        '  disconnect) call "erlang disconnect_node [\'$2\']" > /dev/null ;;',
-        '  list) out=$(call "erlang nodes []") || exit 1; echo "$out" | tr -d "[]\' " | tr "," "\\n" ;;',
-        '  *) exit 2 ;;',
-        'esac',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
+    await writeAppHook(hook, { list: true });
     ({ state: s, stop: stopCluster } = await privateCluster());
     await installCrd(s);
     await kubectlOk(s, ['create', 'namespace', NS]);

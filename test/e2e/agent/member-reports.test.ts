@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
@@ -14,6 +14,7 @@ import {
   condition,
   createPod,
   grantOperatorRbac,
+  memberReportRbac,
   readerRbac,
   setPodStatus,
   topologyStatus,
@@ -21,6 +22,7 @@ import {
 import { CtopoProcess, localAgentArgs, startOperator } from '../../support/operator-process.js';
 import { ErlangTestEnv, type BeamNode } from '../../support/erlang.js';
 import { sleep, waitFor } from '../../support/wait.js';
+import { writeAppHook } from '../../support/app-hook.js';
 import { MeshWatch } from '../../support/mesh-watch.js';
 
 /**
@@ -88,20 +90,7 @@ describe('the sidecar reports what its node is connected to; the operator shows 
     work = await mkdtemp(join(tmpdir(), 'ctopo-member-reports-'));
     hook = join(work, 'app-hook.sh');
     // An application's hook for the exec connector: drives its local node with erl_call.
-    await writeFile(
-      hook,
-      [
-        '#!/bin/sh',
-        'call() { erl_call -h "hook$$" -timeout 10 -name "$LOCAL_NODE" -a "$1"; }',
-        'case "$1" in',
-        '  connect) [ "$(call "net_kernel connect_node [\'$2\']")" = true ] ;;',
-        '  disconnect) call "erlang disconnect_node [\'$2\']" > /dev/null ;;',
-        '  *) exit 2 ;;',
-        'esac',
-        '',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
+    await writeAppHook(hook, { list: false });
     ({ state: s, stop: stopCluster } = await privateCluster());
     await installCrd(s);
     await kubectlOk(s, ['create', 'namespace', NS]);
@@ -118,26 +107,12 @@ describe('the sidecar reports what its node is connected to; the operator shows 
     await applyObjects(s, [
       ...read('reporter'),
       ...read('reader'),
-      // what the chart's reader ClusterRole grants for reports (docs/status-protocol.md §8.5)
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'Role',
-        metadata: { name: 'member-reports', namespace: NS },
-        rules: [
-          {
-            apiGroups: ['cluster.netzlive.io'],
-            resources: ['clustertopologymembers'],
-            verbs: ['create', 'update', 'patch'],
-          },
-        ],
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: { name: 'member-reports', namespace: NS },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'member-reports' },
-        subjects: [{ kind: 'User', name: 'reporter', apiGroup: 'rbac.authorization.k8s.io' }],
-      },
+      // what the chart's reader ClusterRole grants for reports
+      ...memberReportRbac({
+        namespace: NS,
+        name: 'member-reports',
+        subject: { kind: 'User', name: 'reporter' },
+      }),
     ]);
     reporterKubeconfig = await kubeconfigForUser(s, 'reporter');
     readerKubeconfig = await kubeconfigForUser(s, 'reader');
@@ -150,8 +125,6 @@ describe('the sidecar reports what its node is connected to; the operator shows 
     watch = await MeshWatch.create(erl, tmpdir());
   });
   afterAll(async () => {
-    if (process.env.HSW_DUMP)
-      for (const [k, a] of agents) await writeFile(`/tmp/hsw-agent-${k}.log`, a.output);
     await watch?.stop();
     await CtopoProcess.stopAll();
     await erl?.stop();
