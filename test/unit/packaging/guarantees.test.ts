@@ -6,12 +6,8 @@ import { repoRoot } from './paths.js';
 /**
  * docs/guarantees.md, checked so it cannot drift: every row cites where the docs make the
  * guarantee (the phrase must still be there) and what proves it — tests that must exist in their
- * files (a jest test by its title, an eunit test by its function), a benchmark module, or
- * `pending: <branch>` for a branch whose tests are not merged yet.
+ * files (a jest test by its title, an eunit test by its function) or a benchmark module.
  */
-
-/** Branches whose guarantees are being tested elsewhere; a pending row must name one of them. */
-const PENDING_BRANCHES = ['h-perf', 'h-otpwriter', 'h-sidewriter'];
 
 interface Row {
   n: string;
@@ -19,7 +15,6 @@ interface Row {
   docs: { file: string; phrase: string }[];
   tests: { file: string; title: string }[];
   benches: string[];
-  pending: string | undefined;
 }
 
 const CITATION = /`([^`]+)` « ([^»]+) »/g;
@@ -41,7 +36,6 @@ function rows(): Row[] {
       docs: [...docs.matchAll(CITATION)].map((m) => ({ file: m[1]!, phrase: m[2]! })),
       tests: [...proofs.matchAll(CITATION)].map((m) => ({ file: m[1]!, title: m[2]! })),
       benches: [...proofs.matchAll(/bench: `([^`]+)`/g)].map((m) => m[1]!),
-      pending: /^pending: (\S+)$/.exec(proofs)?.[1],
     };
   });
 }
@@ -109,11 +103,8 @@ describe('docs/guarantees.md', () => {
           found: true,
         });
       }
-      // Proven by tests or a benchmark, or pending on a named branch: never nothing.
-      if (row.pending !== undefined) {
-        expect(PENDING_BRANCHES).toContain(row.pending);
-        expect(row.tests).toEqual([]);
-      } else expect(row.tests.length + row.benches.length).toBeGreaterThan(0);
+      // Proven by tests or a benchmark: never nothing.
+      expect(row.tests.length + row.benches.length).toBeGreaterThan(0);
       for (const { file, title } of row.tests) {
         const path = join(repoRoot, file);
         // Only where CI runs tests: a jest project's folder, or the library's eunit modules.
