@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runScript } from './run-script.js';
 
 /** Where the real Kubernetes binaries are: built from Go modules and cached, or envtest's. */
 export interface Binaries {
@@ -24,29 +24,7 @@ async function executable(path: string): Promise<boolean> {
 }
 
 function runBuild(args: string[], log: (line: string) => void): Promise<Record<string, string>> {
-  return new Promise((ok, fail) => {
-    const child = spawn('bash', [buildScript, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    let pending = '';
-    child.stderr.on('data', (d: Buffer) => {
-      pending += d.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const l of lines) if (l.trim()) log(l);
-    });
-    child.on('error', fail);
-    child.on('close', (code) => {
-      if (pending.trim()) log(pending);
-      if (code !== 0) return fail(new Error(`tools/build-binaries.sh ${args.join(' ')} exited with ${code}`));
-      const dirs: Record<string, string> = {};
-      for (const line of out.split('\n')) {
-        const m = /^([A-Z_]+)=(.*)$/.exec(line);
-        if (m) dirs[m[1]!] = m[2]!;
-      }
-      ok(dirs);
-    });
-  });
+  return runScript(buildScript, args, log);
 }
 
 /**

@@ -51,7 +51,7 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(st!.peers).toEqual([]);
   });
 
-  it("resolves the seed's single-replica set-up: host from EXTERNAL_DNS through the annotation's JSONPath", async () => {
+  it("resolves the single-replica set-up: host from EXTERNAL_DNS through the annotation's JSONPath", async () => {
     await createPod(s, ns, 'myname-web-0', {
       annotations: { [HOST]: EXTERNAL_DNS_PATH },
       env: [{ name: 'EXTERNAL_DNS', value: 'myname-web.netzlive.svc.cluster.local' }],
@@ -72,7 +72,7 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(peer.uid).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("resolves the seed's several-replica set-up: no annotations, pod IP fallback (no silent drop)", async () => {
+  it('resolves the several-replica set-up: no annotations, pod IP fallback (no silent drop)', async () => {
     for (const [i, ip] of [
       [0, '10.1.1.10'],
       [1, '10.1.1.11'],
