@@ -396,11 +396,15 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
       env: [{ name: 'H', value: 'x$(touch /tmp/x);touch /tmp/x' }],
     });
     await setPodStatus(s, NS, 'evil', { ip: '127.0.0.1', ready: true });
+    // Judged once the operator has seen the pod's IP (before that it is excluded as NoPodIP).
     const st = await waitFor(
-      'evil excluded',
+      'evil judged with its IP',
       async () => {
         const x = await topologyStatus(s, NS, 'web');
-        return x?.excluded?.some((e) => e.pod === 'evil') ? x : undefined;
+        const judged =
+          x?.peers?.some((p) => p.pod === 'evil') ||
+          x?.excluded?.some((e) => e.pod === 'evil' && e.reason !== 'NoPodIP');
+        return judged ? x : undefined;
       },
       20_000,
     );
