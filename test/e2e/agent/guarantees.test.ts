@@ -174,6 +174,9 @@ describe('the agent keeps its promises with real BEAM nodes', () => {
       pollingInterval: '1s',
     });
     await everyAgentIn('ObjectGone', 0);
+    // Back to normal means the operator's status of the new object has been read, not only the
+    // object: a test after this one must not find a status the operator never wrote.
+    await everyAgentIn('NoStatusYet', 0);
     await noLosses(mark);
   });
 
