@@ -264,6 +264,7 @@ interface TopologyStatus {
   peers?: { pod: string; uid?: string; nodeName: string; ready?: boolean; terminating?: boolean }[];
   lastResponse?: { code?: string; reason?: string; since?: string };
   lastPollTime?: string;
+  conditions?: { type: string; status: string }[];
 }
 const topologyStatus = async () =>
   (await json<{ status?: TopologyStatus }>(['-n', appNs, 'get', 'clustertopology', 'web'])).status;
@@ -275,13 +276,15 @@ async function settledStatus(): Promise<TopologyStatus | undefined> {
   let last = '';
   let since = Date.now();
   return waitFor(
-    'the status to settle',
+    'the status to settle (unchanged for 6 s, and the members’ reports meshed)',
     async () => {
       const st = await topologyStatus();
       if (content(st) !== last) [last, since] = [content(st), Date.now()];
-      return Date.now() - since >= 6_000 ? st : undefined;
+      // The mesh is written at most once per 15 s: until it says Meshed, a quiet 6 s proves nothing.
+      const meshed = st?.conditions?.some((c) => c.type === 'Meshed' && c.status === 'True');
+      return meshed && Date.now() - since >= 6_000 ? st : undefined;
     },
-    60_000,
+    120_000,
     1000,
   );
 }
