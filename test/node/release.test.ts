@@ -332,22 +332,34 @@ describe('a release, installed from its artifacts on a real node', () => {
       if ((await kubectl(s, args)).code === 0) left.push(`${o.kind} ${o.metadata.name}`);
     }
     expect(left).toEqual([]);
-    // Nothing labelled as the release's is left either (the helm test pod included).
-    const labelled = await kubectlOk(s, [
-      'get',
-      'all,serviceaccounts,roles,rolebindings,clusterroles,clusterrolebindings,poddisruptionbudgets',
-      '-A',
-      '-l',
-      `app.kubernetes.io/instance=${release}`,
-      '-o',
-      'name',
-    ]);
-    expect(labelled.trim()).toBe('');
+    // Nothing labelled as the release's is left either (the helm test pod included). The
+    // Deployment's pods are deleted by the garbage collector after helm's --wait has seen the
+    // Deployment go, and end their grace period: waited for, not expected at once.
+    const labelledLeft = async () =>
+      (
+        await kubectlOk(s, [
+          'get',
+          'all,serviceaccounts,roles,rolebindings,clusterroles,clusterrolebindings,poddisruptionbudgets',
+          '-A',
+          '-l',
+          `app.kubernetes.io/instance=${release}`,
+          '-o',
+          'name',
+        ])
+      ).trim();
+    let labelled = '';
+    await waitFor(
+      'nothing labelled as the release left',
+      async () => (labelled = await labelledLeft()) === '',
+      120_000,
+      1000,
+    ).catch(() => undefined);
+    expect(labelled).toBe('');
     // What the chart README's table says stays:
     await kubectlOk(s, ['get', 'crd', 'clustertopologies.cluster.netzlive.io']);
     await kubectlOk(s, ['-n', opNs, 'get', 'lease', fullname]);
     await kubectlOk(s, ['-n', appNs, 'get', 'lease', 'clustertopology.web']);
     // ... and goes as it says: the leader Lease by hand.
     await kubectlOk(s, ['-n', opNs, 'delete', 'lease', fullname]);
-  }, 300_000);
+  }, 420_000);
 });
