@@ -175,11 +175,15 @@ export async function startBenchOperator(
   args: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
-  const op = startOperator(
-    c.state.kubeconfig,
-    ['--namespaces', c.namespace, '--no-leader-elect', ...args],
-    env,
+  return managedOperator(
+    startOperator(c.state.kubeconfig, ['--namespaces', c.namespace, '--no-leader-elect', ...args], env),
   );
+}
+
+/** An operator process stopped by the cleanups if the run ends first; resolves once it listens. */
+export async function managedOperator(
+  op: CtopoProcess,
+): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
   const stop = onCleanup('operator process', async () => void (await op.stop()));
   try {
     await op.port();

@@ -23,7 +23,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { Figure } from './figure.js';
-import { startBenchCluster, CT_GROUP_PATH, type BenchCluster } from './bench-cluster.js';
+import { managedOperator, startBenchCluster, CT_GROUP_PATH, type BenchCluster } from './bench-cluster.js';
 import { onCleanup, runIfScript } from './cleanup.js';
 import { mapLimit } from './concurrency.js';
 import { ipFor, podName, BENCH_SELECTOR } from './pods.js';
@@ -282,20 +282,14 @@ async function startOperatorProcess(
   c: BenchCluster,
   design: Design = 'now',
 ): Promise<{ op: CtopoProcess; stop: () => Promise<void> }> {
-  const op = startDesign(
-    design,
-    c.state.kubeconfig,
-    ['--namespaces', c.namespace, '--no-leader-elect'],
-    RUNTIME_FLAGS !== undefined ? { CTOPO_RUNTIME_FLAGS: RUNTIME_FLAGS } : {},
+  return managedOperator(
+    startDesign(
+      design,
+      c.state.kubeconfig,
+      ['--namespaces', c.namespace, '--no-leader-elect'],
+      RUNTIME_FLAGS !== undefined ? { CTOPO_RUNTIME_FLAGS: RUNTIME_FLAGS } : {},
+    ),
   );
-  const stop = onCleanup('operator process', async () => void (await op.stop()));
-  try {
-    await op.port();
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { op, stop };
 }
 
 /**
