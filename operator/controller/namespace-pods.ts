@@ -44,6 +44,12 @@ interface Registration extends PodSelection {
   late: boolean;
   /** Its own first list: under way, done, or failed (retried at the next probe). */
   listed: 'pending' | 'done' | Failure;
+  /**
+   * Its own first list waits for the namespace's first list (registered before that began): the
+   * pages of a large namespace then do not queue behind a list per topology on the client's
+   * connections.
+   */
+  deferred: boolean;
   members: Set<string>;
   poll?: PollOutcome;
   version: number;
@@ -121,6 +127,7 @@ export class NamespacePods {
       key,
       late: this.started,
       listed: 'pending',
+      deferred: !this.reflector.synced && !this.reflector.failing,
       members: new Set(),
       version: 0,
     };
@@ -128,7 +135,7 @@ export class NamespacePods {
     for (const e of this.reflector.items())
       if (matchesSelector(r.selector, e.labels)) r.members.add(keyOf(e));
     this.scheduleProbe(this.probeDue === Infinity ? this.random() * r.intervalMs : r.intervalMs);
-    void this.listFor(r);
+    if (!r.deferred) void this.listFor(r);
   }
 
   unregister(key: string): void {
@@ -204,7 +211,13 @@ export class NamespacePods {
 
   /** The namespace was listed: a fresh answer for every topology here (a poll). */
   private listed(p: PollOutcome): void {
-    for (const r of this.registrations.values()) if (r.listed === 'done' || !p.ok) this.polled(r, p);
+    for (const r of this.registrations.values()) {
+      if (r.listed === 'done' || !p.ok) this.polled(r, p);
+      if (r.deferred) {
+        r.deferred = false;
+        void this.listFor(r);
+      }
+    }
   }
 
   private polled(r: Registration, p: PollOutcome): void {
