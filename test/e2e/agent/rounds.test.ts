@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ControlPlaneState } from '../../../dev/cluster/control-plane.js';
 import { freshNamespace, installCrd, kubectlOk, sharedCluster } from '../../support/cluster.js';
 import { applyTopology } from '../../support/objects.js';
-import { listedPeer } from '../../support/beam-client.js';
+import { writeListedStatus } from '../../support/beam-client.js';
 import { CtopoProcess, localAgentArgs } from '../../support/operator-process.js';
 import { ErlangTestEnv } from '../../support/erlang.js';
 import { waitFor } from '../../support/wait.js';
@@ -27,25 +27,9 @@ describe('the agent runs its rounds as documented (real agent, API server, files
   let work: string;
   let hook: string;
 
-  /** Writes `topology`'s status listing these pods; `polled` marks it (lastPollTime) so the agent's gauge tells when it was read. */
-  const writeStatus = async (topology: string, shorts: readonly string[], polled: Date) =>
-    kubectlOk(s, [
-      '-n',
-      ns,
-      'patch',
-      'ctopo',
-      topology,
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        status: {
-          peers: shorts.map(listedPeer),
-          lastPollTime: polled.toISOString().replace(/\.\d+Z$/, 'Z'),
-          lastResponse: { code: '200', reason: 'OK', message: 'OK', since: polled.toISOString() },
-        },
-      }),
-    ]);
+  /** `topology`'s status lists these pods; `polled` marks it, so the agent's gauge tells when it was read. */
+  const writeStatus = (topology: string, shorts: readonly string[], polled: Date) =>
+    writeListedStatus(s, ns, topology, shorts, 'OK', polled);
   let foreign = 0;
   let clock = Date.parse('2026-01-01T00:00:00Z');
   /** A new lastPollTime each time, a whole second apart (the field has seconds). */
