@@ -466,8 +466,7 @@ function runFigures(r: Run): Figure[] {
     name: `${where}: the polls' spread over the ${INTERVAL_S} s interval`,
     unit: 's',
     samples: [arc],
-    ...(now && namespaces > 1 ? { goal: { op: '>=' as const, value: INTERVAL_S / 2 } } : {}),
-    note: `the shortest arc of the interval holding every topology's last successful poll (${r.pollPhases.length} topologies); ${now ? (namespaces > 1 ? 'one probe per namespace, each at its own random phase' : 'one probe serves every topology of the namespace') : 'a re-list per topology'}`,
+    note: `the shortest arc of the interval holding every topology's last successful poll (${r.pollPhases.length} topologies); ${r.design === 'former' ? 'a re-list per topology' : r.design === 'now' ? 'one cluster-wide probe (the bench operator may list pods cluster-wide) serves every topology: one request per interval, nothing to spread' : 'one probe per namespace, each at its own random phase'}`,
   });
   if (r.changes.length)
     figs.push({
@@ -494,7 +493,7 @@ function summarySection(runs: Run[]): Section {
   return {
     title: 'Many topologies, side by side',
     markdown: [
-      `Means over the idle windows (${WINDOWS} × ${WINDOW_S} s, pollingInterval ${INTERVAL_S}s, nothing changing); the API server's own counters; the same control plane and pods for every row. Designs: before = ${DESIGN_NAME.former};${DESIGNS.includes('baseline') ? ` baseline = ${DESIGN_NAME.baseline};` : ''} now = one list and watch per namespace feeding every topology there, each namespace probed at least every pollingInterval with a LIST of limit=1 (docs/operator.md).`,
+      `Means over the idle windows (${WINDOWS} × ${WINDOW_S} s, pollingInterval ${INTERVAL_S}s, nothing changing); the API server's own counters; the same control plane and pods for every row. Designs: before = ${DESIGN_NAME.former};${DESIGNS.includes('baseline') ? ` baseline = ${DESIGN_NAME.baseline};` : ''} now = one list and watch per namespace feeding every topology there, and one cluster-wide LIST of limit=1 at least every pollingInterval answering for every namespace (per namespace when the operator may not list pods cluster-wide; docs/operator.md).`,
       '',
       ...rows,
     ].join('\n'),
