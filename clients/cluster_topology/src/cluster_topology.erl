@@ -513,11 +513,15 @@ failed_report(What, F) ->
         [What, length(F), lists:join(", ", [[N, " (", io_lib:format("~0p", [Why]), ")"] || {N, Why} <- First])],
         #{failed => length(F)}).
 
-%% The last failure per peer, for the member report: a failed connect is `Refused' (connect_node
-%% says no more than false: a different cookie, nobody listening, no answer), a connect that
-%% succeeded clears it; a dropped connection is `NodeDown' (nodedown/3).
+%% The last failure per peer, for the member report: a connect that failed after the whole setup
+%% time is `Timeout', any other failed connect `Refused' (cluster_topology_round:connect/1), a
+%% connect that succeeded clears it; a dropped connection is `NodeDown' (nodedown/3). The same
+%% words as the sidecar's (operator/agent/member-view.ts linkReason).
 link_reasons(#{connected := Connected, failed_connects := Failed}, Reasons) ->
-    maps:merge(maps:without(Connected, Reasons), maps:from_list([{N, <<"Refused">>} || {N, _} <- Failed])).
+    maps:merge(maps:without(Connected, Reasons), maps:from_list([{N, link_reason(Why)} || {N, Why} <- Failed])).
+
+link_reason({error, timeout}) -> <<"Timeout">>;
+link_reason(_) -> <<"Refused">>.
 
 %% ---------------------------------------------------------------------------------------------
 %% The member report's writer: told what it needs whenever that changes.

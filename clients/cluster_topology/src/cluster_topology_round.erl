@@ -83,7 +83,8 @@ complete(#{connect := C, disconnect := D}, #{connect := CR0, disconnect := DR0})
     }.
 
 reason(ok) -> ok;
-reason({error, unreachable}) -> {error, unreachable};
+reason({error, refused}) -> {error, refused};
+reason({error, timeout}) -> {error, timeout};
 reason({error, not_distributed}) -> {error, not_distributed};
 reason(Other) -> Other.
 
@@ -134,11 +135,33 @@ disconnect(Node) ->
         ignored -> {error, not_distributed}
     end.
 
+%% connect_node/1 says only `false' when it fails; how long it took tells why. net_kernel gives
+%% each step of a connection's setup (the EPMD lookup, the TCP connect, each handshake message)
+%% at most the setup time (kernel's `net_setuptime') and ends the attempt when one step takes
+%% longer, so an attempt that failed only after the whole setup time is a `timeout' (nobody
+%% answered: packets dropped, a port that accepts and never speaks); one that failed sooner was
+%% `refused' (a different cookie, nobody listening, no such node, a name that does not resolve).
 connect(Node) ->
+    T0 = erlang:monotonic_time(),
     case net_kernel:connect_node(Node) of
         true -> ok;
-        false -> {error, unreachable};
+        false -> {error, failure(erlang:monotonic_time() - T0, setup_time_ms())};
         ignored -> {error, not_distributed}
+    end.
+
+failure(Took, SetupMs) ->
+    case erlang:convert_time_unit(Took, native, millisecond) >= SetupMs of
+        true -> timeout;
+        false -> refused
+    end.
+
+%% net_setuptime as kernel's documentation states it: seconds (a positive number), at most 120,
+%% 7 when unset or not a positive number.
+setup_time_ms() ->
+    case application:get_env(kernel, net_setuptime) of
+        {ok, T} when is_number(T), T >= 120 -> 120000;
+        {ok, T} when is_number(T), T > 0 -> round(T * 1000);
+        _ -> 7000
     end.
 
 %% At most Limit connects in flight, each in a process of its own.

@@ -129,10 +129,10 @@ plan_new_first_test() ->
 
 complete_test() ->
     P = cluster_topology_round:plan([<<"x">>, <<"y">>], [<<"b">>, <<"c">>], <<"self">>),
-    O = cluster_topology_round:complete(P, #{connect => #{<<"b">> => ok, <<"c">> => {error, unreachable}},
+    O = cluster_topology_round:complete(P, #{connect => #{<<"b">> => ok, <<"c">> => {error, refused}},
         disconnect => #{<<"x">> => ok, <<"y">> => {error, not_distributed}}}),
     ?assertEqual([<<"b">>, <<"y">>], maps:get(remembered, O)),
-    ?assertEqual([{<<"c">>, {error, unreachable}}], maps:get(failed_connects, O)),
+    ?assertEqual([{<<"c">>, {error, refused}}], maps:get(failed_connects, O)),
     ?assertEqual([<<"x">>], maps:get(disconnected, O)).
 
 execute_not_distributed_test() ->
