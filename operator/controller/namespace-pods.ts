@@ -132,6 +132,11 @@ export class NamespacePods {
     return Math.min(...[...this.registrations.values()].map((r) => r.intervalMs));
   }
 
+  /** The wait before a failed poll is retried: the backoff, up to the polling interval (and 30 s). */
+  private retryDelay(): number {
+    return Math.min(this.backoff.next(), this.intervalMs);
+  }
+
   /** From now on it probes on its own (the cluster-wide probe is refused): the first at once. */
   probeOnOwn(): void {
     this.sharedProbe = false;
@@ -274,7 +279,7 @@ export class NamespacePods {
       if (this.registrations.get(r.key) !== r) return;
       r.listed = failureOf(err);
       this.polled(r, { ok: false, at, failure: r.listed });
-      this.scheduleProbe(this.backoff.next());
+      this.scheduleProbe(this.retryDelay());
     }
   }
 
@@ -322,7 +327,7 @@ export class NamespacePods {
     }
     this.recheckUnjudged();
     if (!own) return;
-    if (answer) this.scheduleProbe(this.backoff.next());
+    if (answer) this.scheduleProbe(this.retryDelay());
     else if (!this.sharedProbe) this.scheduleProbe(probeDelay(this.intervalMs, this.random()));
   }
 
