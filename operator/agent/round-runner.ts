@@ -79,12 +79,13 @@ export async function executePlan(
   // After a disconnect, Erlang's global (prevent_overlapping_partitions) may drop other
   // connections too, so a round that disconnected someone connects everyone again.
   const held = new Set<string>();
+  let observed: readonly string[] | undefined;
   if (opts.resync) {
     // nothing is taken as held: the application is told the whole list again
   } else if (connector.connectsStick) for (const n of plan.remembered) held.add(n);
   else if (connector.connected && plan.disconnect.length === 0) {
     const now = await connector.connected().catch(() => undefined);
-    if (now?.ok) for (const n of now.nodes) held.add(n);
+    if (now?.ok) for (const n of (observed = now.nodes)) held.add(n);
   }
   const known = new Set(plan.remembered);
   const order = [...plan.connect.filter((n) => !known.has(n)), ...plan.connect.filter((n) => known.has(n))];
@@ -96,7 +97,8 @@ export async function executePlan(
   const called = await mapLimit(toCall, limit, (n) => safeCall(connector, 'connect', n));
   toCall.forEach((n, i) => results.set(n, called[i]!));
   const connect = plan.connect.map((n) => results.get(n)!);
-  return { disconnect, connect };
+  // An idle round is one question (docs/agent.md): its answer stands for the round's end too.
+  return { disconnect, connect, ...(observed && toCall.length === 0 ? { observed } : {}) };
 }
 
 export interface AgentRoundReport {

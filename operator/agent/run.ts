@@ -150,8 +150,10 @@ export async function runAgent(
   const roundSeen = (r: AgentRoundReport) => {
     if (!writer) return;
     observing = observing.then(async () => {
-      const now =
-        connector.observesConnections && connector.connected
+      // What the round itself found, when it called nothing after asking; else ask now.
+      const now = r.results.observed
+        ? { ok: true as const, nodes: r.results.observed }
+        : connector.observesConnections && connector.connected
           ? await connector.connected().catch(() => undefined)
           : undefined;
       links = linksAfterRound(links, {

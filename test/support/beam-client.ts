@@ -65,7 +65,8 @@ export function listedPeer(short: string) {
 
 /**
  * Writes a topology's status as the operator does, listing these pods (a protocol-level test
- * where no operator runs); `message` goes into `lastResponse`.
+ * where no operator runs); `message` goes into `lastResponse`, `polled` (whole seconds) into
+ * `lastPollTime`, which a reader shows as the status it last read.
  */
 export async function writeListedStatus(
   s: ControlPlaneState,
@@ -73,8 +74,10 @@ export async function writeListedStatus(
   topology: string,
   shorts: readonly string[],
   message = 'OK',
+  polled?: Date,
 ): Promise<void> {
   const lastResponse = { code: '200', reason: 'OK', message, since: new Date().toISOString() };
+  const lastPollTime = polled ? { lastPollTime: polled.toISOString().replace(/\.\d+Z$/, 'Z') } : {};
   await kubectlOk(s, [
     '-n',
     ns,
@@ -84,7 +87,7 @@ export async function writeListedStatus(
     '--subresource=status',
     '--type=merge',
     '-p',
-    JSON.stringify({ status: { peers: shorts.map(listedPeer), lastResponse } }),
+    JSON.stringify({ status: { peers: shorts.map(listedPeer), lastResponse, ...lastPollTime } }),
   ]);
 }
 

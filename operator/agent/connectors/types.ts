@@ -58,6 +58,11 @@ export type NameResult =
 export interface BatchResults {
   readonly disconnect: readonly ConnectResult[];
   readonly connect: readonly ConnectResult[];
+  /**
+   * The local node's connections as the round asked them (`connected()`), when nothing was called
+   * after that question: still what the node holds, so the member report need not ask again.
+   */
+  readonly observed?: readonly string[];
 }
 
 export interface Connector {

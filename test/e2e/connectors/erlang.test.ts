@@ -352,6 +352,34 @@ describe('erlang connector against real nodes', () => {
     );
   }, 60_000);
 
+  it('a round that disconnected someone connects every listed node again (global drops overlapping connections)', async () => {
+    // Three nodes of their own, meshed by global (connect_all, the default), so that x's disconnect
+    // of z overlaps y's connections: global (prevent_overlapping_partitions, OTP 25+) then drops
+    // x–y as well, a moment after the disconnect.
+    const [x, y, z] = await Promise.all([
+      world.startNode('ovx'),
+      world.startNode('ovy'),
+      world.startNode('ovz'),
+    ]);
+    try {
+      const conn = await connectorFor(x.name);
+      let round = await runAgentRound(conn, [], [x.name, y.name, z.name], x.name);
+      expect(round.outcome.remembered).toEqual([y.name, z.name]);
+      await world.waitForNodes(y.name, [x.name, z.name]);
+      // global has finished meeting all three (else its own sync may still be moving connections).
+      for (const n of [x, y, z]) expect((await world.rpc(n.name, 'global sync []')).stdout.trim()).toBe('ok');
+      expect(await x.nodes()).toEqual([y.name, z.name]);
+      // z leaves the list: one round, and no other after it.
+      round = await runAgentRound(conn, round.outcome.remembered, [x.name, y.name], x.name);
+      expect(round.outcome.disconnected).toEqual([z.name]);
+      // The round connected y again, though x held it when the round began: x holds y after it.
+      await waitFor(async () => (await x.nodes()).includes(y.name), { what: 'x to hold y after the round' });
+      expect(await x.nodes()).not.toContain(z.name);
+    } finally {
+      await Promise.all([x, y, z].map((n) => n.stop()));
+    }
+  }, 60_000);
+
   it('a disconnect that fails stays remembered, and the next round disconnects the node', async () => {
     // A pair of its own, without global's transitive connections: only the rounds connect them.
     const x = await world.startNode('dfailx', { args: ['-connect_all', 'false'] });

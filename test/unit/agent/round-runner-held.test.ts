@@ -55,6 +55,17 @@ describe('a round does not re-connect what is known to hold', () => {
     ]);
   });
 
+  it("hands on the one question's answer only when nothing was called after it (the member report's view)", async () => {
+    const idle = planRound(['a@h', 'b@h'], ['a@h', 'b@h'], 'me@h');
+    expect((await executePlan(recording({ connected: ['a@h', 'b@h'] }).c, idle)).observed).toEqual([
+      'a@h',
+      'b@h',
+    ]);
+    expect((await executePlan(recording({ connected: ['a@h', 'b@h'] }).c, calm)).observed).toBeUndefined();
+    expect((await executePlan(recording({ connected: ['a@h', 'b@h'] }).c, plan)).observed).toBeUndefined();
+    expect((await executePlan(recording({ connected: 'fails' }).c, idle)).observed).toBeUndefined();
+  });
+
   it('re-connects a remembered node that dropped (not in connected())', async () => {
     const { c, calls } = recording({ connected: ['b@h'] });
     await executePlan(c, calm, { concurrency: 1 });
