@@ -73,6 +73,7 @@ export const PURE = {
       'shared-pod-sources.ts',
       'selector-pod-sources.ts',
       'namespace-pods.ts',
+      'cluster-probe.ts',
       'member-reports.ts',
     ],
     'operator/kube': [

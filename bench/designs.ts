@@ -5,15 +5,16 @@
 import { startOperator, type CtopoProcess } from '../test/support/operator-process.js';
 import { FORMER_OPERATOR_SCRIPT, OPERATOR_NODE_FLAGS } from './former-operator.js';
 
-export type Design = 'now' | 'former';
+export type Design = 'now' | 'former' | 'baseline';
 
 /** How a figure names each design. */
 export const DESIGN_NAME: Record<Design, string> = {
   now: 'now',
   former:
     'before (#29: a list and watch per topology, re-listed each poll; every change written at once, as a merge patch; every peer field)',
+  baseline: 'baseline (`ctopo operator` of another checkout, BENCH_BASELINE_CTOPO)',
 };
-export const DESIGN_SHORT: Record<Design, string> = { now: 'now', former: 'before' };
+export const DESIGN_SHORT: Record<Design, string> = { now: 'now', former: 'before', baseline: 'baseline' };
 
 export function startDesign(
   design: Design,
@@ -21,6 +22,14 @@ export function startDesign(
   extra: string[],
   env: NodeJS.ProcessEnv = {},
 ): CtopoProcess {
+  if (design === 'baseline') {
+    const bin = process.env.BENCH_BASELINE_CTOPO;
+    if (!bin)
+      throw new Error(
+        'the design baseline needs BENCH_BASELINE_CTOPO=/path/to/another/checkout/bin/ctopo.js',
+      );
+    return startOperator(kubeconfig, extra, env, bin);
+  }
   return design === 'now'
     ? startOperator(kubeconfig, extra, env)
     : startOperator(

@@ -66,11 +66,20 @@ export interface ControllerParts {
 export const WRITE_WINDOW_MS = 250;
 
 /**
+ * A topology without a status is told `Listing` only when its first list has not answered within
+ * this (docs/operator.md): a first list that answers sooner is one status write, not two — at an
+ * operator's start with many topologies, half the writes.
+ */
+export const LISTING_GRACE_MS = 10_000;
+
+/**
  * What this process knows of a topology it serves: the status it last wrote, and one it planned
  * since but could not write (its outcome — a TransportError while the API server was down — is
  * published with the next write).
  */
 interface Served {
+  /** When this process began to serve it (ms since the epoch). */
+  since: number;
   written?: ClusterTopologyStatus;
   /** statusDigest(written): the object holds what this process wrote while its digest is this. */
   writtenDigest?: string;
@@ -308,10 +317,13 @@ export class TopologyController {
     }
     const { topology, admission } = found;
     let served = this.served.get(key);
-    if (!served) this.served.set(key, (served = {}));
+    if (!served) this.served.set(key, (served = { since: Date.now() }));
     const source = this.pods.view(key);
     // Nothing is published before the Nodes have answered once (NodeCache.settled says why).
     if (this.nodes && !this.nodes.settled) return { kind: 'Done' };
+    const listing = served.since + LISTING_GRACE_MS - Date.now();
+    if (admission.ok && !source.poll && !served.written && !topology.status && listing > 0)
+      return { kind: 'RequeueAfter', ms: listing };
     // At most one write per window: within it, everything waits for its end (nothing is computed).
     const wait = (served.writtenAt ?? -Infinity) + this.writeWindowMs - Date.now();
     if (wait > 0) return { kind: 'RequeueAfter', ms: wait };

@@ -44,6 +44,12 @@ interface Registration extends PodSelection {
   late: boolean;
   /** Its own first list: under way, done, or failed (retried at the next probe). */
   listed: 'pending' | 'done' | Failure;
+  /**
+   * Its own first list waits for the namespace's first list (registered before that began): the
+   * pages of a large namespace then do not queue behind a list per topology on the client's
+   * connections.
+   */
+  deferred: boolean;
   members: Set<string>;
   poll?: PollOutcome;
   version: number;
@@ -64,6 +70,11 @@ export interface NamespacePodsOptions {
   /** A pod left unjudged after its topology's own list: the namespace is re-listed. */
   log?: (level: 'info' | 'warn', message: string, meta?: Record<string, unknown>) => void;
   random?: () => number;
+  /**
+   * Its regular probes are made for it (a cluster-wide probe, cluster-probe.ts, answers through
+   * `answered`) until `probeOnOwn()`: it probes on its own only to retry a failed first list.
+   */
+  sharedProbe?: boolean;
 }
 
 export class NamespacePods {
@@ -76,6 +87,7 @@ export class NamespacePods {
   private started = false;
   private readonly backoff: Backoff;
   private readonly random: () => number;
+  private sharedProbe: boolean;
 
   constructor(
     private readonly kube: Kube,
@@ -83,6 +95,7 @@ export class NamespacePods {
     private readonly opts: NamespacePodsOptions,
   ) {
     this.random = opts.random ?? Math.random;
+    this.sharedProbe = opts.sharedProbe ?? false;
     this.backoff = new Backoff(DEFAULT_BACKOFF, Date.now, this.random);
     this.reflector = new Reflector<PodEntry>({
       name: `pods ${namespace}`,
@@ -114,6 +127,17 @@ export class NamespacePods {
     return this.registrations.size === 0;
   }
 
+  /** The smallest polling interval of its topologies (ms; Infinity without any). */
+  get intervalMs(): number {
+    return Math.min(...[...this.registrations.values()].map((r) => r.intervalMs));
+  }
+
+  /** From now on it probes on its own (the cluster-wide probe is refused): the first at once. */
+  probeOnOwn(): void {
+    this.sharedProbe = false;
+    this.scheduleProbe(0);
+  }
+
   /** Topology `key` selects `selection` here (a new or changed selection replaces the old). */
   register(key: string, selection: PodSelection): void {
     const r: Registration = {
@@ -121,14 +145,16 @@ export class NamespacePods {
       key,
       late: this.started,
       listed: 'pending',
+      deferred: !this.reflector.synced && !this.reflector.failing,
       members: new Set(),
       version: 0,
     };
     this.registrations.set(key, r);
     for (const e of this.reflector.items())
       if (matchesSelector(r.selector, e.labels)) r.members.add(keyOf(e));
-    this.scheduleProbe(this.probeDue === Infinity ? this.random() * r.intervalMs : r.intervalMs);
-    void this.listFor(r);
+    if (!this.sharedProbe)
+      this.scheduleProbe(this.probeDue === Infinity ? this.random() * r.intervalMs : r.intervalMs);
+    if (!r.deferred) void this.listFor(r);
   }
 
   unregister(key: string): void {
@@ -204,7 +230,13 @@ export class NamespacePods {
 
   /** The namespace was listed: a fresh answer for every topology here (a poll). */
   private listed(p: PollOutcome): void {
-    for (const r of this.registrations.values()) if (r.listed === 'done' || !p.ok) this.polled(r, p);
+    for (const r of this.registrations.values()) {
+      if (r.listed === 'done' || !p.ok) this.polled(r, p);
+      if (r.deferred) {
+        r.deferred = false;
+        void this.listFor(r);
+      }
+    }
   }
 
   private polled(r: Registration, p: PollOutcome): void {
@@ -268,12 +300,19 @@ export class NamespacePods {
     } finally {
       this.probing = false;
     }
-    if (this.stopped) return;
+    this.answered(answer, at, true);
+  }
+
+  /**
+   * The answer to a probe (undefined: 200) begun at `at`, its own (`own`) or the cluster-wide one,
+   * is every topology's poll here. After its own, it schedules its next probe.
+   */
+  answered(answer: Failure | undefined, at: Date, own = false): void {
+    if (this.stopped || this.registrations.size === 0) return;
     const outcome = probeOutcome(answer, this.reflector.synced, this.reflector.failing);
     // The watch is down and the API server answers: the namespace is listed now, and that list
     // (the old way of polling) is every topology's answer.
     if (outcome === 'relist') this.reflector.resync();
-    const interval = Math.min(...[...this.registrations.values()].map((r) => r.intervalMs));
     for (const r of this.registrations.values()) {
       if (r.listed === 'pending') continue;
       if (r.listed !== 'done')
@@ -282,7 +321,9 @@ export class NamespacePods {
       else if (answer) this.polled(r, { ok: false, at, failure: answer });
     }
     this.recheckUnjudged();
-    this.scheduleProbe(answer ? this.backoff.next() : probeDelay(interval, this.random()));
+    if (!own) return;
+    if (answer) this.scheduleProbe(this.backoff.next());
+    else if (!this.sharedProbe) this.scheduleProbe(probeDelay(this.intervalMs, this.random()));
   }
 
   /**

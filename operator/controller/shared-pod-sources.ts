@@ -1,6 +1,7 @@
 import { parseLabelSelector } from '../api/label-selector.js';
 import { pollingIntervalMs, type ResolvedSpec } from '../api/validate.js';
 import type { Kube } from '../kube/client.js';
+import { ClusterProbe } from './cluster-probe.js';
 import { NamespacePods } from './namespace-pods.js';
 import type { PodSourceOptions, PodSources, PodSourceView } from './pod-source.js';
 import { SelectorPodSources } from './selector-pod-sources.js';
@@ -8,18 +9,26 @@ import { SelectorPodSources } from './selector-pod-sources.js';
 /**
  * The operator's pod sources: one watch per namespace (namespace-pods.ts) feeds every topology
  * that selects pods there; a selector the operator cannot read itself gets a source of its own.
+ * One cluster-wide probe (cluster-probe.ts) polls every namespace served, or, when the operator
+ * may not list pods cluster-wide, each namespace probes on its own.
  */
 export class SharedPodSources implements PodSources {
   private readonly namespaces = new Map<string, NamespacePods>();
   /** Where each topology is served: its namespace and what it registered there (JSON). */
   private readonly served = new Map<string, { target: string; id: string }>();
   private readonly own: SelectorPodSources;
+  private readonly probe: ClusterProbe;
 
   constructor(
     private readonly kube: Kube,
     private readonly opts: PodSourceOptions,
   ) {
     this.own = new SelectorPodSources(kube, opts);
+    this.probe = new ClusterProbe(
+      kube,
+      () => [...this.namespaces.values()].filter((ns) => !ns.empty),
+      opts.log,
+    );
   }
 
   ensure(key: string, target: string, spec: ResolvedSpec): void {
@@ -39,7 +48,7 @@ export class SharedPodSources implements PodSources {
     this.leave(key);
     let ns = this.namespaces.get(target);
     if (!ns) {
-      ns = new NamespacePods(this.kube, target, this.opts);
+      ns = new NamespacePods(this.kube, target, { ...this.opts, sharedProbe: this.probe.serving });
       this.namespaces.set(target, ns);
       ns.start();
     }
@@ -50,6 +59,7 @@ export class SharedPodSources implements PodSources {
       settingsKey,
       intervalMs,
     });
+    this.probe.want(intervalMs);
     this.served.set(key, { target, id });
   }
 
@@ -65,6 +75,7 @@ export class SharedPodSources implements PodSources {
   }
 
   stop(): void {
+    this.probe.stop();
     for (const ns of this.namespaces.values()) ns.stop();
     this.namespaces.clear();
     this.served.clear();

@@ -23,6 +23,9 @@ export function topologyStatusPath(namespace: string, name: string): string {
   return `${topologyPath(namespace, name)}/status`;
 }
 
+/** Every namespace's pods. */
+export const ALL_PODS_PATH = '/api/v1/pods';
+
 /** A namespace's pods, or one pod. */
 export function podsPath(namespace: string, name?: string): string {
   const all = `/api/v1/namespaces/${seg(namespace)}/pods`;

@@ -9,11 +9,19 @@ import { statusPatchOps } from '../../operator/controller/status-patch.js';
 import { EventRecorder } from '../../operator/kube/event-recorder.js';
 import { operatorMetrics } from '../../operator/observability/operator-metrics.js';
 import { connect, type Kube, type WatchHandle } from '../../operator/kube/client.js';
-import { kubectlOk, kubeconfigForToken } from '../support/cluster.js';
 import {
+  freshNamespace,
+  installCrd,
+  kubectlOk,
+  kubeconfigForToken,
+  sharedCluster,
+} from '../support/cluster.js';
+import {
+  applyObjects,
   applyTopology,
   createPod,
   grantOperatorRbac,
+  restorePods,
   serviceAccountToken,
   setPodStatus,
   topologyStatus,
@@ -21,7 +29,7 @@ import {
 import { FaultProxy } from '../support/fault-proxy.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { sleep, waitFor } from '../support/wait.js';
-import { operatorNamespace } from '../support/world.js';
+import { operatorNamespace, proxiedOperatorNamespace } from '../support/world.js';
 
 /**
  * Many topologies and large ones, on a real API server (issue #29): one pod watch per namespace
@@ -177,6 +185,148 @@ describe('a pod watch that cannot be opened: each poll lists the namespace', () 
     expect(names(st)).toEqual(['web-0@10.41.0.1', 'web-1@10.41.0.2']);
     expect(st.lastResponse?.code).toBe('200');
     proxy.set({ kind: 'pass' });
+  });
+});
+
+/**
+ * The probes among the requests a fault proxy saw since index `from`: LISTs of limit=1 without a
+ * selector (a topology's own first list has one; the namespace's list asks for 500) — cluster-wide,
+ * and per namespace.
+ */
+function probesSeen(proxy: FaultProxy, from: number): { cluster: number; byNamespace: Map<string, number> } {
+  const byNamespace = new Map<string, number>();
+  let cluster = 0;
+  for (const r of proxy.seen.slice(from)) {
+    if (!/^GET \S*\?(\S*&)?limit=1(&|$)/.test(r) || r.includes('labelSelector=') || r.includes('watch='))
+      continue;
+    if (r.startsWith('GET /api/v1/pods?')) cluster++;
+    const ns = /^GET \/api\/v1\/namespaces\/([^/]+)\/pods\?/.exec(r)?.[1];
+    if (ns) byNamespace.set(ns, (byNamespace.get(ns) ?? 0) + 1);
+  }
+  return { cluster, byNamespace };
+}
+
+describe('an operator that may list pods cluster-wide polls every namespace with one probe', () => {
+  let s: ControlPlaneState;
+  let namespaces: string[];
+  let op: CtopoProcess;
+  let proxy: FaultProxy;
+  let id: string;
+  let subject: { kind: 'ServiceAccount'; name: string; namespace: string };
+  const lastPolls = () =>
+    Promise.all(
+      namespaces.map((ns) =>
+        op.metric('ctopo_last_successful_poll_timestamp_seconds', { namespace: ns, name: 'web' }),
+      ),
+    );
+  const morePolls = async (n: number) => {
+    const before = await lastPolls();
+    await waitFor(
+      `${n} more polls of both topologies`,
+      async () => (await lastPolls()).every((t, i) => t !== undefined && t - before[i]! >= n),
+      30_000,
+    );
+  };
+
+  beforeAll(async () => {
+    s = await sharedCluster();
+    await installCrd(s);
+    namespaces = [await freshNamespace(s, 'probe-a'), await freshNamespace(s, 'probe-b')];
+    id = namespaces[0]!;
+    subject = { kind: 'ServiceAccount', name: 'operator', namespace: id };
+    const token = await serviceAccountToken(s, id, 'operator');
+    // Pods may be listed in every namespace: the pod reader bound cluster-wide, no Role anywhere.
+    await grantOperatorRbac(s, subject, [], id);
+    await applyObjects(s, [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${id}-pod-reader` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${id}-pod-reader` },
+        subjects: [subject],
+      },
+    ]);
+    proxy = await new FaultProxy(s).start();
+    const kubeconfig = await kubeconfigForToken(s, `proxy-${id}.kubeconfig`, token, proxy.url);
+    for (const [i, ns] of namespaces.entries()) {
+      await labelledPod(s, ns, 'web-0', { app: 'web' }, `10.44.0.${i + 1}`);
+      await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
+    }
+    op = startOperator(kubeconfig, ['--namespaces', namespaces.join(','), '--no-leader-elect']);
+    for (const ns of namespaces)
+      await waitFor(
+        `${ns}: 1 peer`,
+        async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 1,
+        30_000,
+      );
+  });
+  afterAll(async () => {
+    await op?.stop();
+    await proxy?.stop();
+    if (id) await kubectlOk(s, ['delete', 'clusterrolebinding', `${id}-pod-reader`, '--ignore-not-found']);
+  });
+
+  it('each poll of both namespaces is one cluster-wide LIST of limit=1, none per namespace', async () => {
+    const from = proxy.seen.length;
+    await morePolls(3);
+    const probes = probesSeen(proxy, from);
+    expect(probes.byNamespace).toEqual(new Map());
+    expect(probes.cluster).toBeGreaterThanOrEqual(2);
+    for (const ns of namespaces) expect((await topologyStatus(s, ns, 'web'))?.lastResponse?.code).toBe('200');
+  });
+
+  it('refused cluster-wide later (403), it probes each namespace on its own, and each answer is 200 there', async () => {
+    for (const ns of namespaces) await restorePods(s, ns, id, subject);
+    await kubectlOk(s, ['delete', 'clusterrolebinding', `${id}-pod-reader`]);
+    const from = proxy.seen.length;
+    await waitFor(
+      'both namespaces probed on their own',
+      async () => namespaces.every((ns) => (probesSeen(proxy, from).byNamespace.get(ns) ?? 0) > 0),
+      30_000,
+    );
+    const since = proxy.seen.length;
+    await morePolls(3);
+    expect(probesSeen(proxy, since).cluster).toBe(0);
+    for (const ns of namespaces) expect((await topologyStatus(s, ns, 'web'))?.lastResponse?.code).toBe('200');
+  });
+});
+
+describe('an operator that may list pods only in its namespaces probes each of them, and never cluster-wide', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  let proxy: FaultProxy;
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig, proxy } = await proxiedOperatorNamespace('probe-ns'));
+    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.45.0.1');
+    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await waitFor('1 peer', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 1, 30_000);
+  });
+  afterAll(async () => {
+    await op?.stop();
+    await proxy?.stop();
+  });
+
+  it('asks first (no refused request): each poll is a LIST of limit=1 in the namespace, answered 200', async () => {
+    const lastPoll = () =>
+      op.metric('ctopo_last_successful_poll_timestamp_seconds', { namespace: ns, name: 'web' });
+    const before = await lastPoll();
+    await waitFor(
+      '3 more polls',
+      async () => {
+        const t = await lastPoll();
+        return t !== undefined && before !== undefined && t - before >= 3;
+      },
+      30_000,
+    );
+    const probes = probesSeen(proxy, 0);
+    expect(probes.cluster).toBe(0);
+    expect(probes.byNamespace.get(ns)).toBeGreaterThanOrEqual(2);
+    expect(proxy.passed.get(403) ?? 0).toBe(0);
+    expect((await topologyStatus(s, ns, 'web'))?.lastResponse?.code).toBe('200');
   });
 });
 

@@ -25,6 +25,8 @@ export class FaultProxy {
   requests = 0;
   /** Requests a fault answered (a status, a hang or a drop): how a test sees that a fault hit. */
   faulted = 0;
+  /** Every request, as `METHOD url`, in order (what a test counts the client's requests by). */
+  readonly seen: string[] = [];
   /** Answers passed on from the API server, by HTTP status. */
   readonly passed = new Map<number, number>();
   private readonly sockets = new Set<Socket>();
@@ -40,6 +42,7 @@ export class FaultProxy {
       { cert: readFileSync(this.s.pki.serverCert), key: readFileSync(this.s.pki.serverKey) },
       (req, res) => {
         this.requests++;
+        this.seen.push(`${req.method} ${req.url}`);
         const mode =
           this.only && !this.only.test(req.url ?? '') ? ({ kind: 'pass' } as FaultMode) : this.mode;
         if (mode.kind !== 'pass') this.faulted++;

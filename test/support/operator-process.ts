@@ -103,14 +103,17 @@ export function startOperator(
 }
 
 /**
- * `ctopo agent` for a pod named `pod` whose BEAM node is `pod@<host>`, reading `topology` in
- * `namespace` with `kubeconfig`; HTTP on a free loopback port. Connector flags are the caller's.
+ * `ctopo agent` for a pod named `pod` whose BEAM node is `pod@<host>` (or `node@<host>`), reading
+ * `topology` in `namespace` with `kubeconfig`; HTTP on a free loopback port. Connector flags are
+ * the caller's.
  */
 export function localAgentArgs(o: {
   kubeconfig: string;
   namespace: string;
   topology: string;
   pod: string;
+  /** The name part of the node's name, when it is not the pod's (a node under the wrong name). */
+  node?: string;
   /** The host part of this pod's node name (default 127.0.0.1). */
   host?: string;
   logLevel?: 'debug' | 'info' | 'warn';
@@ -124,7 +127,7 @@ export function localAgentArgs(o: {
     '--topology',
     o.topology,
     '--node-name',
-    `${o.pod}@${o.host ?? '127.0.0.1'}`,
+    `${o.node ?? o.pod}@${o.host ?? '127.0.0.1'}`,
     '--pod-name',
     o.pod,
     '--http-host',

@@ -13,6 +13,7 @@ import {
   applyTopology,
   condition,
   createPod,
+  eventsFor,
   grantOperatorRbac,
   memberReportRbac,
   readerRbac,
@@ -53,13 +54,14 @@ describe('the sidecar reports what its node is connected to; the operator shows 
 
   const startAgent = (
     short: string,
-    o: { kubeconfig?: string; cookieFile?: string; exec?: boolean } = {},
+    o: { kubeconfig?: string; cookieFile?: string; exec?: boolean; node?: string } = {},
   ) => {
     const base = localAgentArgs({
       kubeconfig: o.kubeconfig ?? reporterKubeconfig,
       namespace: NS,
       topology: 'web',
       pod: short,
+      ...(o.node ? { node: o.node } : {}),
     });
     const a = o.exec
       ? new CtopoProcess([...base, '--connector', 'exec', '--exec-program', hook], {
@@ -257,5 +259,43 @@ describe('the sidecar reports what its node is connected to; the operator shows 
       },
       60_000,
     );
+  });
+
+  it('a node under the wrong name: its report says Mismatch, the status a self-check failure, and an Event', async () => {
+    // Pod f's node runs as x@127.0.0.1 and its sidecar is told that name (as RELEASE_NODE tells
+    // both in a pod); the operator lists the pod as f@127.0.0.1, a name nobody answers.
+    nodes.set('f', await erl.startNode('x'));
+    await addPod('f');
+    startAgent('f', { node: 'x' });
+    const st = await waitFor(
+      'the self-check failure in the status',
+      async () => {
+        const x = await status();
+        return x?.mesh?.selfCheckFailures?.length ? x : undefined;
+      },
+      60_000,
+    );
+    expect(st.mesh!.selfCheckFailures).toEqual([{ pod: 'f', expected: full('f'), actual: full('x') }]);
+    expect(meshed(st)).toMatchObject({
+      status: 'False',
+      reason: 'SelfCheckFailed',
+      message: expect.stringMatching(/^f runs as x@127\.0\.0\.1 but is listed as f@127\.0\.0\.1/),
+    });
+    const e = await waitFor(
+      'the operator’s SelfCheckFailed event',
+      async () => (await eventsFor(s, NS, 'web')).find((x) => x.reason === 'SelfCheckFailed'),
+      30_000,
+    );
+    expect(e).toMatchObject({
+      type: 'Warning',
+      message: expect.stringMatching(/^f runs as x@127\.0\.0\.1 but is listed as f@127\.0\.0\.1/),
+    });
+    // what the status says comes from f's own report, with the name its node answers to
+    expect(await report('f')).toMatchObject({
+      node: full('x'),
+      observed: true,
+      selfCheck: { result: 'Mismatch', expected: full('f'), actual: full('x') },
+    });
+    expect((await erl.rpc(full('x'), 'erlang node []')).stdout.trim()).toBe(`'${full('x')}'`);
   });
 });
