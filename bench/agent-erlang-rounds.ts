@@ -43,7 +43,7 @@ export function parseErlRuns(text: string): ErlRun[] {
     const args = m[2]!;
     const kind = /erlang nodes/.test(args)
       ? 'nodes'
-      : /net_kernel connect_node/.test(args)
+      : /net_kernel,? connect_node/.test(args)
         ? 'connect'
         : /erlang disconnect_node/.test(args)
           ? 'disconnect'

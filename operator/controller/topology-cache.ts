@@ -57,6 +57,7 @@ export class TopologyCache {
           // One object changed (our own status writes too): only its key. A re-list: all of them.
           onChange: opts.onChange,
           onRestart: opts.onRestart,
+          log: opts.log,
           onPoll: (p) =>
             !p.ok &&
             opts.log('warn', 'listing ClusterTopology objects failed', {

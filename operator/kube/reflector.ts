@@ -172,7 +172,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
         return;
       case 'Wait': {
         clearTimeout(this.backoffTimer);
-        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), this.backoff.next());
+        const ms = this.backoff.next();
+        this.opts.log?.('debug', `${this.opts.name}: retrying in ${ms} ms`, { retryInMs: ms });
+        this.backoffTimer = setTimeout(() => this.feed({ type: 'BackoffElapsed' }), ms);
         this.backoffTimer.unref?.();
         return;
       }

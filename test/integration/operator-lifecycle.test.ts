@@ -376,6 +376,61 @@ async function deletePodAndSee(s: ControlPlaneState, ns: string, op: CtopoProces
 }
 
 describe('the API server stopped and restarted', () => {
+  it('while it is gone, the topology watch is retried after delays that double from 0.5 s up to 30 s, jittered, none early', async () => {
+    const { state: s, stop } = await privateCluster();
+    try {
+      await installCrd(s);
+      await kubectlOk(s, ['create', 'namespace', 'app']);
+      await applyTopology(s, 'app', 'web', { selector: 'netzlive/pod-type=none', pollingInterval: '1m' });
+      const op = startOperator(s.kubeconfig, [
+        '--namespaces',
+        'app',
+        '--no-leader-elect',
+        '--log-level',
+        'debug',
+      ]);
+      try {
+        await waitFor(
+          'the first status',
+          async () => (await topologyStatus(s, 'app', 'web'))?.lastResponse,
+          20_000,
+        );
+        /** The retries the operator announced for its ClusterTopology list and watch: when, and the delay. */
+        const retries = () =>
+          op.output
+            .split('\n')
+            .filter((l) => l.includes('"retryInMs"') && l.includes('clustertopologies'))
+            .map((l) => JSON.parse(l) as { timestamp: string; retryInMs: number })
+            .map((x) => ({ at: Date.parse(x.timestamp), ms: x.retryInMs }));
+        expect(retries()).toEqual([]);
+        await stopApiserver(s);
+        // Every attempt fails (connection refused); 8 retries reach the 30 s cap twice.
+        const seen = await waitFor(
+          '8 retries',
+          () => (retries().length >= 8 ? retries() : undefined),
+          120_000,
+        );
+        const ceilings = [500, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000];
+        const delays = seen.slice(0, 8).map((r) => r.ms);
+        // Each within the upper half of its step: the step doubles, up to the cap.
+        delays.forEach((d, i) => {
+          expect(d).toBeGreaterThanOrEqual(ceilings[i]! / 2);
+          expect(d).toBeLessThanOrEqual(ceilings[i]!);
+        });
+        // Jittered: not one fixed fraction of each step.
+        expect(new Set(delays.map((d, i) => d / ceilings[i]!)).size).toBeGreaterThan(1);
+        // No attempt before its announced delay: the next retry is announced only after it failed.
+        for (let i = 0; i + 1 < 8; i++)
+          expect(seen[i + 1]!.at - seen[i]!.at).toBeGreaterThanOrEqual(delays[i]! - 5);
+        expect(op.exitCode).toBeUndefined();
+      } finally {
+        await op.stop();
+      }
+    } finally {
+      await stop();
+    }
+  }, 180_000);
+
   it('keeps the last list while it is gone, and recovers without an operator restart', async () => {
     const { state: s, stop } = await privateCluster();
     try {

@@ -9,8 +9,8 @@ import { checkNodeName } from '../../naming/node-name.js';
  * and nothing can end the atom early. Anything else throws — callers validate first.
  *
  * Reading: erl_call prints its result with `ei_print_term`: atoms (bare or quoted), lists, tuples,
- * separated by `,` and optional blanks/newlines. We parse atoms and lists of atoms; any other
- * output is reported as unexpected, with the text.
+ * separated by `,` and optional blanks/newlines. We parse atoms, non-negative integers (a duration),
+ * and lists and tuples of those; any other output is reported as unexpected, with the text.
  */
 
 const ATOM_SAFE = /^[A-Za-z0-9_@.:%-]+$/;
@@ -24,11 +24,14 @@ export function quoteNodeAtom(node: string): string {
 }
 
 export type Term =
-  { readonly atom: string } | { readonly list: readonly Term[] } | { readonly tuple: readonly Term[] };
+  | { readonly atom: string }
+  | { readonly int: number }
+  | { readonly list: readonly Term[] }
+  | { readonly tuple: readonly Term[] };
 
 class ParseError extends Error {}
 
-/** Parses atoms, lists and tuples of those; throws on anything else (numbers, strings, binaries…). */
+/** Parses atoms, non-negative integers, lists and tuples of those; throws on anything else (floats, strings, binaries…). */
 export function parseTerm(text: string): Term {
   let i = 0;
   const s = text;
@@ -60,6 +63,11 @@ export function parseTerm(text: string): Term {
     if (m) {
       i += m[0].length;
       return { atom: m[0] };
+    }
+    const n = /^[0-9]{1,15}(?![0-9.])/.exec(s.slice(i));
+    if (n) {
+      i += n[0].length;
+      return { int: Number(n[0]) };
     }
     throw new ParseError(`unexpected ${JSON.stringify(c)} at offset ${i}`);
   };
@@ -95,6 +103,10 @@ export function tryParseTerm(text: string): Term | undefined {
 
 export function asAtom(t: Term | undefined): string | undefined {
   return t !== undefined && 'atom' in t ? t.atom : undefined;
+}
+
+export function asInt(t: Term | undefined): number | undefined {
+  return t !== undefined && 'int' in t ? t.int : undefined;
 }
 
 export function asAtomList(t: Term | undefined): string[] | undefined {

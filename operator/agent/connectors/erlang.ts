@@ -4,7 +4,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { checkNodeName, checkNamePart } from '../../naming/node-name.js';
-import { asAtom, asAtomList, quoteNodeAtom, tryParseTerm } from './erlang-term.js';
+import { asAtom, asAtomList, asInt, quoteNodeAtom, tryParseTerm, type Term } from './erlang-term.js';
 import {
   describeRun,
   isExecutableFile as isExecutable,
@@ -25,7 +25,9 @@ import {
 
 /**
  * The erlang connector drives the local BEAM node with `erl_call`:
- * `net_kernel:connect_node/1`, `erlang:disconnect_node/1`, `erlang:nodes/0`, `erlang:node/0`.
+ * `net_kernel:connect_node/1` (timed in the node with `timer:tc/3`; `net_kernel:connecttime/0`,
+ * the node's setup time, is asked once after the first failure), `erlang:disconnect_node/1`,
+ * `erlang:nodes/0`, `erlang:node/0`.
  *
  * - No shell, ever: erl_call runs from an argument array; peer names are checked against the
  *   node-name grammar and written as quoted atoms that nothing can break out of.
@@ -96,6 +98,18 @@ export interface ErlangConnector extends Connector {
 export class ErlangConfigError extends Error {}
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** kernel's net_setuptime when unset: net_kernel gives up on a setup step after it. */
+const DEFAULT_SETUP_TIME_MS = 7_000;
+
+/**
+ * A failed connect_node (it answers only `false`) by how long it took, in microseconds, against
+ * the node's setup time: net_kernel ends a setup step that got no answer for that long, so a
+ * failure that came only after it is a Timeout; a sooner one was refused (a different cookie,
+ * nobody listening, no such node). The OTP library has the same rule (cluster_topology_round).
+ */
+export function connectFailure(tookUs: number, setupTimeMs: number): 'Timeout' | 'Refused' {
+  return tookUs >= setupTimeMs * 1000 ? 'Timeout' : 'Refused';
+}
 const JS_GRACE_MS = 2_000;
 const COOKIE_FILE_NAME = '.erlang.cookie';
 let instances = 0;
@@ -342,7 +356,7 @@ export async function createErlangConnector(
     action: ConnectorAction,
     node: string,
     mfa: (atom: string) => string,
-    interpret: (answer: string) => ConnectResult | undefined,
+    interpret: (answer: Term | undefined) => ConnectResult | undefined | Promise<ConnectResult | undefined>,
   ): Promise<ConnectResult> {
     const check = checkNodeName(node);
     if (!check.ok) return invalidNameResult(action, node, check.problem);
@@ -361,11 +375,8 @@ export async function createErlangConnector(
     }
     const ms = performance.now() - started;
     if (r.code === 0 && !r.timedOut) {
-      const answer = asAtom(tryParseTerm(r.stdout));
-      if (answer !== undefined) {
-        const res = interpret(answer);
-        if (res !== undefined) return { ...res, ms };
-      }
+      const res = await interpret(tryParseTerm(r.stdout));
+      if (res !== undefined) return { ...res, ms };
       return {
         ok: false,
         action,
@@ -376,6 +387,23 @@ export async function createErlangConnector(
       };
     }
     return { ok: false, action, node, ms, ...classify(r) };
+  }
+
+  /**
+   * The local node's setup time (net_kernel:connecttime/0: kernel's net_setuptime in ms, 7000
+   * unless set), asked once; until an answer comes, kernel's default.
+   */
+  let setupTimeMs: number | undefined;
+  async function setupTime(): Promise<number> {
+    if (setupTimeMs !== undefined) return setupTimeMs;
+    try {
+      const r = await erlCall(localTarget, 'net_kernel connecttime []');
+      const v = r.code === 0 && !r.timedOut ? asInt(tryParseTerm(r.stdout)) : undefined;
+      if (v !== undefined && v > 0) setupTimeMs = v;
+    } catch {
+      // closed meanwhile: the default below
+    }
+    return setupTimeMs ?? DEFAULT_SETUP_TIME_MS;
   }
 
   const notAlive = (action: ConnectorAction, node: string): ConnectResult => ({
@@ -398,18 +426,31 @@ export async function createErlangConnector(
       return run(
         'connect',
         node,
-        (atom) => `net_kernel connect_node [${atom}]`,
-        (answer) => {
+        // Timed in the node: connect_node says only false, and how long that took tells why.
+        (atom) => `timer tc [net_kernel, connect_node, [${atom}]]`,
+        async (term) => {
+          const pair =
+            term !== undefined && 'tuple' in term && term.tuple.length === 2 ? term.tuple : undefined;
+          const us = asInt(pair?.[0]);
+          const answer = asAtom(pair?.[1]);
+          if (us === undefined) return undefined;
           if (answer === 'true') return { ok: true, action: 'connect', node, ms: 0 };
-          if (answer === 'false')
+          if (answer === 'false') {
+            const setupMs = await setupTime();
+            const failure = connectFailure(us, setupMs);
+            const took = `net_kernel:connect_node/1 returned false after ${Math.round(us / 1000)} ms`;
             return {
               ok: false,
               action: 'connect',
               node,
               ms: 0,
-              failure: 'Refused',
-              error: `the local node could not connect to ${node} (net_kernel:connect_node/1 returned false: unreachable, not running, or a different cookie)`,
+              failure,
+              error:
+                failure === 'Timeout'
+                  ? `the local node got no answer from ${node} within its setup time of ${setupMs} ms (${took}: packets dropped, or a port that never speaks)`
+                  : `the local node could not connect to ${node} (${took}: not running, a different cookie, or no such host)`,
             };
+          }
           if (answer === 'ignored') return notAlive('connect', node);
           return undefined;
         },
@@ -421,7 +462,8 @@ export async function createErlangConnector(
         'disconnect',
         node,
         (atom) => `erlang disconnect_node [${atom}]`,
-        (answer) => {
+        (term) => {
+          const answer = asAtom(term);
           if (answer === 'true') return { ok: true, action: 'disconnect', node, ms: 0 };
           if (answer === 'false')
             return { ok: true, action: 'disconnect', node, ms: 0, note: 'was not connected' };

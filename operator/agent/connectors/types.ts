@@ -17,7 +17,10 @@ export type FailureClass =
   | 'InvalidNodeName'
   /** The runtime answered and said no (erlang: `false`; exec: non-zero exit). */
   | 'Refused'
-  /** No answer within the time limit; the process was killed. */
+  /**
+   * No answer in time: the time limit ran out and the process was killed, or (erlang) the node's
+   * connect_node failed only after its whole setup time (net_setuptime).
+   */
   | 'Timeout'
   /** The local node could not be reached (erlang: erl_call could not connect to it). */
   | 'LocalNodeUnreachable'

@@ -78,14 +78,15 @@ describe('the agent runs its rounds as documented (real agent, API server, files
     work = await mkdtemp(join(tmpdir(), 'ctopo-rounds-'));
     hook = join(work, 'record.sh');
     // The application's program for the exec connector: it records each call's start and end, and
-    // holds a connect of NODE while $HOOK_DIR/hold-NODE exists, until $HOOK_DIR/go-NODE does.
+    // holds a connect of NODE while $HOOK_DIR/hold-NODE exists, until $HOOK_DIR/go-NODE does (or
+    // the folder is gone: a test that failed before letting it go leaves nothing running).
     await writeFile(
       hook,
       [
         '#!/bin/sh',
         'echo "start $1 $2" >> "$HOOK_DIR/calls"',
         'if [ "$1" = connect ] && [ -e "$HOOK_DIR/hold-$2" ]; then',
-        '  while [ ! -e "$HOOK_DIR/go-$2" ]; do sleep 0.05; done',
+        '  while [ ! -e "$HOOK_DIR/go-$2" ] && [ -d "$HOOK_DIR" ]; do sleep 0.05; done',
         'fi',
         'echo "end $1 $2" >> "$HOOK_DIR/calls"',
         '',

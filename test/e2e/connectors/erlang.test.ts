@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -124,6 +125,24 @@ describe('erlang connector against real nodes', () => {
     await world.waitForNodes(late, [a.name]);
     await conn.disconnect(late);
     await node.stop();
+  }, 60_000);
+
+  it('reports a node whose port never speaks as a timeout: connect_node failed only after the whole setup time', async () => {
+    // The local node gives each setup step 1 s (net_setuptime); the peer's name is registered in
+    // this world's epmd with a loopback port that accepts and never says a word.
+    const quick = await world.startNode('quick', { args: ['-kernel', 'net_setuptime', '1'] });
+    const silent = await silentNode('silent');
+    try {
+      const conn = await connectorFor(quick.name);
+      const r = await conn.connect(silent.name);
+      expect(r).toMatchObject({ ok: false, failure: 'Timeout', node: silent.name });
+      if (!r.ok) expect(r.error).toContain('within its setup time of 1000 ms');
+      // A refusal from the same node stays a refusal (fast: nobody of that name).
+      expect(await conn.connect(world.nodeName('nobody'))).toMatchObject({ ok: false, failure: 'Refused' });
+    } finally {
+      silent.close();
+      await quick.stop();
+    }
   }, 60_000);
 
   it('cannot connect to a node with another cookie', async () => {
@@ -392,3 +411,44 @@ describe('erlang connector against real nodes', () => {
     }
   }, 60_000);
 });
+
+/**
+ * A node name whose port never speaks: a loopback server that accepts and stays silent,
+ * registered in this world's epmd under `short` (ALIVE2_REQ, erts' distribution protocol; the
+ * registration lasts while its connection stays open).
+ */
+async function silentNode(short: string): Promise<{ name: string; close: () => void }> {
+  const held: Socket[] = [];
+  const server = createServer((s) => held.push(s));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const epmd = connect(world.epmdPort, '127.0.0.1');
+  const name = Buffer.from(short);
+  const req = Buffer.alloc(13 + name.length);
+  req.writeUInt8(120, 0); // ALIVE2_REQ
+  req.writeUInt16BE(port, 1);
+  req.writeUInt8(77, 3); // a normal node
+  req.writeUInt8(0, 4); // TCP/IPv4
+  req.writeUInt16BE(6, 5); // highest version
+  req.writeUInt16BE(5, 7); // lowest version
+  req.writeUInt16BE(name.length, 9);
+  name.copy(req, 11);
+  req.writeUInt16BE(0, 11 + name.length); // no extra
+  const len = Buffer.alloc(2);
+  len.writeUInt16BE(req.length);
+  const answer = await new Promise<Buffer>((resolve, reject) => {
+    epmd.once('data', resolve);
+    epmd.once('error', reject);
+    epmd.write(Buffer.concat([len, req]));
+  });
+  // ALIVE2_X_RESP (118) or ALIVE2_RESP (121), result 0.
+  expect([answer[0] === 118 || answer[0] === 121, answer[1]]).toEqual([true, 0]);
+  return {
+    name: world.nodeName(short),
+    close: () => {
+      epmd.destroy();
+      for (const s of held) s.destroy();
+      server.close();
+    },
+  };
+}

@@ -4,11 +4,12 @@ import { isValidNodeName } from '../../../operator/naming/node-name.js';
 import {
   asAtom,
   asAtomList,
+  asInt,
   parseTerm,
   quoteNodeAtom,
   tryParseTerm,
 } from '../../../operator/agent/connectors/erlang-term.js';
-import { checkCookie, inferDistribution } from '../../../operator/agent/connectors/erlang.js';
+import { checkCookie, connectFailure, inferDistribution } from '../../../operator/agent/connectors/erlang.js';
 
 describe('quoteNodeAtom', () => {
   it('quotes valid names', () => {
@@ -64,12 +65,29 @@ describe('parseTerm: erl_call output', () => {
     expect(asAtomList(t)).toBeUndefined();
   });
 
-  it.each([[''], ['tru e'], ['[a,'], ["'open"], ['42'], ['"str"'], ['[a] b'], ['<<>>'], ['[a,,b]']])(
-    'rejects %j',
-    (text) => {
-      expect(tryParseTerm(text)).toBeUndefined();
-    },
-  );
+  it('reads a timed answer: {Microseconds, Result}', () => {
+    const t = parseTerm('{7003456,false}');
+    expect(t).toEqual({ tuple: [{ int: 7003456 }, { atom: 'false' }] });
+    expect(asInt(parseTerm('0'))).toBe(0);
+    expect(asAtom(t)).toBeUndefined();
+  });
+
+  it.each([
+    [''],
+    ['tru e'],
+    ['[a,'],
+    ["'open"],
+    ['4.2'],
+    ['-1'],
+    ['1e3'],
+    ['1234567890123456'],
+    ['"str"'],
+    ['[a] b'],
+    ['<<>>'],
+    ['[a,,b]'],
+  ])('rejects %j', (text) => {
+    expect(tryParseTerm(text)).toBeUndefined();
+  });
 
   it('rejects a list holding something other than atoms', () => {
     expect(asAtomList(parseTerm('[a, {b}]'))).toBeUndefined();
@@ -82,6 +100,14 @@ describe('erlang connector helpers', () => {
     expect(inferDistribution('web-0@web.ns.svc')).toBe('name');
     expect(inferDistribution('web-0@::1')).toBe('name');
     expect(inferDistribution('web-0@web-0')).toBe('sname');
+  });
+
+  it('calls a failed connect a Timeout only when it took the whole setup time', () => {
+    expect(connectFailure(7_000_000, 7000)).toBe('Timeout');
+    expect(connectFailure(7_004_213, 7000)).toBe('Timeout');
+    expect(connectFailure(6_999_999, 7000)).toBe('Refused');
+    expect(connectFailure(1_200, 7000)).toBe('Refused');
+    expect(connectFailure(2_000_100, 2000)).toBe('Timeout');
   });
 
   it('accepts printable cookies only', () => {
