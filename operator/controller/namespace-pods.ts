@@ -44,12 +44,6 @@ interface Registration extends PodSelection {
   late: boolean;
   /** Its own first list: under way, done, or failed (retried at the next probe). */
   listed: 'pending' | 'done' | Failure;
-  /**
-   * Its own first list waits for the namespace's first list (registered before that began): the
-   * pages of a large namespace then do not queue behind a list per topology on the client's
-   * connections.
-   */
-  deferred: boolean;
   members: Set<string>;
   poll?: PollOutcome;
   version: number;
@@ -132,6 +126,11 @@ export class NamespacePods {
     return Math.min(...[...this.registrations.values()].map((r) => r.intervalMs));
   }
 
+  /** The wait before a failed poll is retried: the backoff, up to the polling interval (and 30 s). */
+  private retryDelay(): number {
+    return Math.min(this.backoff.next(), this.intervalMs);
+  }
+
   /** From now on it probes on its own (the cluster-wide probe is refused): the first at once. */
   probeOnOwn(): void {
     this.sharedProbe = false;
@@ -145,7 +144,6 @@ export class NamespacePods {
       key,
       late: this.started,
       listed: 'pending',
-      deferred: !this.reflector.synced && !this.reflector.failing,
       members: new Set(),
       version: 0,
     };
@@ -154,7 +152,7 @@ export class NamespacePods {
       if (matchesSelector(r.selector, e.labels)) r.members.add(keyOf(e));
     if (!this.sharedProbe)
       this.scheduleProbe(this.probeDue === Infinity ? this.random() * r.intervalMs : r.intervalMs);
-    if (!r.deferred) void this.listFor(r);
+    void this.listFor(r);
   }
 
   unregister(key: string): void {
@@ -230,13 +228,7 @@ export class NamespacePods {
 
   /** The namespace was listed: a fresh answer for every topology here (a poll). */
   private listed(p: PollOutcome): void {
-    for (const r of this.registrations.values()) {
-      if (r.listed === 'done' || !p.ok) this.polled(r, p);
-      if (r.deferred) {
-        r.deferred = false;
-        void this.listFor(r);
-      }
-    }
+    for (const r of this.registrations.values()) if (r.listed === 'done' || !p.ok) this.polled(r, p);
   }
 
   private polled(r: Registration, p: PollOutcome): void {
@@ -274,7 +266,7 @@ export class NamespacePods {
       if (this.registrations.get(r.key) !== r) return;
       r.listed = failureOf(err);
       this.polled(r, { ok: false, at, failure: r.listed });
-      this.scheduleProbe(this.backoff.next());
+      this.scheduleProbe(this.retryDelay());
     }
   }
 
@@ -322,7 +314,7 @@ export class NamespacePods {
     }
     this.recheckUnjudged();
     if (!own) return;
-    if (answer) this.scheduleProbe(this.backoff.next());
+    if (answer) this.scheduleProbe(this.retryDelay());
     else if (!this.sharedProbe) this.scheduleProbe(probeDelay(this.intervalMs, this.random()));
   }
 

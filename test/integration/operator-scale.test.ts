@@ -328,6 +328,22 @@ describe('an operator that may list pods only in its namespaces probes each of t
     expect(proxy.passed.get(403) ?? 0).toBe(0);
     expect((await topologyStatus(s, ns, 'web'))?.lastResponse?.code).toBe('200');
   });
+
+  it('a failed poll is retried with a backoff capped at pollingInterval (1 s here), not at 30 s', async () => {
+    // Uncapped, the retries would come 0.5, 1, 2, 4, 8, 16 s apart: six in 30 s.
+    const before = proxy.faulted;
+    proxy.set({ kind: 'status', code: 500 }, new RegExp(`^/api/v1/namespaces/${ns}/pods\\?(?!.*watch=true)`));
+    try {
+      await waitFor('12 failed polls', async () => proxy.faulted - before >= 12, 30_000);
+    } finally {
+      proxy.set({ kind: 'pass' });
+    }
+    await waitFor(
+      'answered 200 again',
+      async () => (await topologyStatus(s, ns, 'web'))?.lastResponse?.code === '200',
+      30_000,
+    );
+  });
 });
 
 /** Status writes as the API server reports them: each write is one MODIFIED event of the object. */
