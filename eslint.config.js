@@ -74,6 +74,7 @@ export const PURE = {
       'selector-pod-sources.ts',
       'namespace-pods.ts',
       'cluster-probe.ts',
+      'earliest-timer.ts',
       'member-reports.ts',
     ],
     'operator/kube': [

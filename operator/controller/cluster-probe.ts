@@ -3,6 +3,7 @@ import type { Kube } from '../kube/client.js';
 import { ALL_PODS_PATH, SELF_SUBJECT_ACCESS_REVIEWS_PATH } from '../kube/paths.js';
 import { failureOf } from '../kube/reflector.js';
 import type { Failure } from '../kube/reflector-machine.js';
+import { EarliestTimer } from './earliest-timer.js';
 import { probeDelay } from './probe-schedule.js';
 
 /** What the cluster-wide probe answers to: the namespaces served through their pod watches. */
@@ -23,8 +24,7 @@ export interface ProbedNamespace {
  * refused later (403), each namespace probes on its own instead, from then on.
  */
 export class ClusterProbe {
-  private timer: NodeJS.Timeout | undefined;
-  private due = Infinity;
+  private readonly timer = new EarliestTimer(() => void this.probe());
   private probing = false;
   private stopped = false;
   private refused = false;
@@ -49,24 +49,19 @@ export class ClusterProbe {
   /** A topology polled every `intervalMs` is served: the next probe comes within that (the first at a random moment). */
   want(intervalMs: number): void {
     if (this.refused) return;
-    this.schedule(this.due === Infinity ? this.random() * intervalMs : intervalMs);
+    this.schedule(this.timer.idle ? this.random() * intervalMs : intervalMs);
   }
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer.stop();
   }
 
   private schedule(delayMs: number): void {
-    if (this.stopped || Date.now() + delayMs >= this.due) return;
-    clearTimeout(this.timer);
-    this.due = Date.now() + delayMs;
-    this.timer = setTimeout(() => void this.probe(), delayMs);
-    this.timer.unref?.();
+    if (!this.stopped) this.timer.within(delayMs);
   }
 
   private async probe(): Promise<void> {
-    this.due = Infinity;
     if (this.stopped || this.probing || this.refused || this.namespaces().length === 0) return;
     this.probing = true;
     let at = new Date();

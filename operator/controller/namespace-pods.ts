@@ -7,6 +7,7 @@ import { podsPath } from '../kube/paths.js';
 import { failureOf, Reflector, type PollOutcome } from '../kube/reflector.js';
 import type { Failure } from '../kube/reflector-machine.js';
 import { summarizePod, type PodSummary, type PodView } from './pod-summary.js';
+import { EarliestTimer } from './earliest-timer.js';
 import { probeDelay, probeOutcome } from './probe-schedule.js';
 
 /**
@@ -74,8 +75,7 @@ export interface NamespacePodsOptions {
 export class NamespacePods {
   private readonly reflector: Reflector<PodEntry>;
   private readonly registrations = new Map<string, Registration>();
-  private probeTimer: NodeJS.Timeout | undefined;
-  private probeDue = Infinity;
+  private readonly probeTimer = new EarliestTimer(() => void this.probe());
   private probing = false;
   private stopped = false;
   private started = false;
@@ -112,7 +112,7 @@ export class NamespacePods {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.probeTimer);
+    this.probeTimer.stop();
     this.reflector.stop();
     this.registrations.clear();
   }
@@ -151,7 +151,7 @@ export class NamespacePods {
     for (const e of this.reflector.items())
       if (matchesSelector(r.selector, e.labels)) r.members.add(keyOf(e));
     if (!this.sharedProbe)
-      this.scheduleProbe(this.probeDue === Infinity ? this.random() * r.intervalMs : r.intervalMs);
+      this.scheduleProbe(this.probeTimer.idle ? this.random() * r.intervalMs : r.intervalMs);
     void this.listFor(r);
   }
 
@@ -271,16 +271,11 @@ export class NamespacePods {
   }
 
   private scheduleProbe(delayMs: number): void {
-    if (this.stopped || Date.now() + delayMs >= this.probeDue) return;
-    clearTimeout(this.probeTimer);
-    this.probeDue = Date.now() + delayMs;
-    this.probeTimer = setTimeout(() => void this.probe(), delayMs);
-    this.probeTimer.unref?.();
+    if (!this.stopped) this.probeTimer.within(delayMs);
   }
 
   /** The poll of every topology here: one small consistent list of the namespace's pods. */
   private async probe(): Promise<void> {
-    this.probeDue = Infinity;
     if (this.stopped || this.probing || this.registrations.size === 0) return;
     this.probing = true;
     const at = new Date();
