@@ -369,13 +369,18 @@ class KubeClient implements Kube {
           resolveHandle(handle);
           return;
         }
-        let pending = '';
+        // An event's text so far, in the chunks it came in: only each new chunk is searched for the
+        // line's end (searching all of it again, as one growing string, for every chunk made reading
+        // an event of a 1 MB object quadratic).
+        let parts: string[] = [];
         res.on('data', (chunk: string) => {
-          pending += chunk;
+          let start = 0;
           let nl: number;
-          while (!done && (nl = pending.indexOf('\n')) >= 0) {
-            const line = pending.slice(0, nl).trim();
-            pending = pending.slice(nl + 1);
+          while (!done && (nl = chunk.indexOf('\n', start)) >= 0) {
+            parts.push(chunk.slice(start, nl));
+            const line = parts.join('').trim();
+            parts = [];
+            start = nl + 1;
             if (!line) continue;
             let event: { type: WatchEventType; object: KubeObject };
             try {
@@ -387,6 +392,7 @@ class KubeClient implements Kube {
             }
             onEvent(event.type, event.object);
           }
+          if (!done && start < chunk.length) parts.push(chunk.slice(start));
         });
         res.on('end', () => finish(null));
         res.on('error', (e) => finish(new TransportError(`watch ${path}: ${e.message}`, { cause: e })));
