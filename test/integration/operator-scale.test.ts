@@ -528,3 +528,52 @@ describe('the status applier on the real API server: a JSON Patch carries the re
     expect(await twoWrites('moved', true)).toEqual(['200', '409', '200']);
   });
 });
+
+describe('a first list that does not answer: the topology is told Listing, then its peers', () => {
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  let proxy: FaultProxy;
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig, proxy } = await proxiedOperatorNamespace('listing'));
+    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.46.0.1');
+    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
+    // Every pod request of the namespace hangs: the first lists, the probes and the watch.
+    proxy.set({ kind: 'hang' }, new RegExp(`^/api/v1/namespaces/${ns}/pods`));
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+  });
+  afterAll(async () => {
+    await op?.stop();
+    await proxy?.stop();
+  });
+
+  it('Ready is Unknown with reason Listing and no peers while the first list hangs; once it answers, Listed with the pod', async () => {
+    const ready = (st: ClusterTopologyStatus | undefined) => st?.conditions?.find((c) => c.type === 'Ready');
+    const listing = await waitFor(
+      'Ready Unknown, Listing',
+      async () => {
+        const st = await topologyStatus(s, ns, 'web');
+        return ready(st)?.reason === 'Listing' ? st : undefined;
+      },
+      60_000,
+    );
+    expect(ready(listing)?.status).toBe('Unknown');
+    expect(listing.peers ?? []).toEqual([]);
+    expect(proxy.faulted).toBeGreaterThan(0);
+    // The hung requests are cut and the next ones pass.
+    proxy.set({ kind: 'drop' }, new RegExp(`^/api/v1/namespaces/${ns}/pods`));
+    proxy.set({ kind: 'pass' });
+    const listed = await waitFor(
+      'Ready True with web-0',
+      async () => {
+        const st = await topologyStatus(s, ns, 'web');
+        return ready(st)?.status === 'True' && st?.peerCount === 1 ? st : undefined;
+      },
+      60_000,
+    );
+    expect(ready(listed)?.reason).toBe('Listed');
+    expect(names(listed)).toEqual(['web-0@10.46.0.1']);
+  });
+});
