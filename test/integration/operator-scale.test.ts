@@ -291,6 +291,22 @@ describe('an operator that may list pods cluster-wide polls every namespace with
   });
 });
 
+/**
+ * An operator (no leader election) behind a fault proxy, serving topology `web` (1 s polls) over one
+ * pod at `ip`; `fault` is set on the proxy before the operator starts.
+ */
+async function proxiedWebTopology(
+  prefix: string,
+  ip: string,
+  fault?: (proxy: FaultProxy, ns: string) => void,
+): Promise<{ s: ControlPlaneState; ns: string; proxy: FaultProxy; op: CtopoProcess }> {
+  const { s, ns, kubeconfig, proxy } = await proxiedOperatorNamespace(prefix);
+  await labelledPod(s, ns, 'web-0', { app: 'web' }, ip);
+  await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
+  fault?.(proxy, ns);
+  return { s, ns, proxy, op: startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']) };
+}
+
 describe('an operator that may list pods only in its namespaces probes each of them, and never cluster-wide', () => {
   let s: ControlPlaneState;
   let ns: string;
@@ -298,11 +314,7 @@ describe('an operator that may list pods only in its namespaces probes each of t
   let proxy: FaultProxy;
 
   beforeAll(async () => {
-    let kubeconfig: string;
-    ({ s, ns, kubeconfig, proxy } = await proxiedOperatorNamespace('probe-ns'));
-    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.45.0.1');
-    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    ({ s, ns, proxy, op } = await proxiedWebTopology('probe-ns', '10.45.0.1'));
     await waitFor('1 peer', async () => (await topologyStatus(s, ns, 'web'))?.peerCount === 1, 30_000);
   });
   afterAll(async () => {
@@ -536,13 +548,10 @@ describe('a first list that does not answer: the topology is told Listing, then 
   let proxy: FaultProxy;
 
   beforeAll(async () => {
-    let kubeconfig: string;
-    ({ s, ns, kubeconfig, proxy } = await proxiedOperatorNamespace('listing'));
-    await labelledPod(s, ns, 'web-0', { app: 'web' }, '10.46.0.1');
-    await applyTopology(s, ns, 'web', { selector: 'app=web', pollingInterval: '1s' });
     // Every pod request of the namespace hangs: the first lists, the probes and the watch.
-    proxy.set({ kind: 'hang' }, new RegExp(`^/api/v1/namespaces/${ns}/pods`));
-    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    ({ s, ns, proxy, op } = await proxiedWebTopology('listing', '10.46.0.1', (p, n) =>
+      p.set({ kind: 'hang' }, new RegExp(`^/api/v1/namespaces/${n}/pods`)),
+    ));
   });
   afterAll(async () => {
     await op?.stop();
