@@ -277,13 +277,24 @@ function leaseLine(l: OperatorLease, deployments: DeploymentView[], now: Date): 
   const pod = l.holderPod;
   if (pod?.kind === 'found') {
     const p = pod.value;
-    if (p.metadata?.deletionTimestamp || !isTrue(p.status?.conditions, 'Ready'))
+    if (p.metadata?.deletionTimestamp || !isTrue(p.status?.conditions, 'Ready')) {
+      const led = `led by ${safe(holder)} (${shown}), whose pod is ${p.metadata?.deletionTimestamp ? 'terminating' : 'not Ready: its caches are not synced or it cannot reach the API server'}`;
+      // Scaled to 0, the leader's pod is on its way out: scaling up is the fix, not its logs.
+      const scaledDown = mine.find((d) => d.spec?.replicas === 0);
+      if (scaledDown)
+        return {
+          subject,
+          verdict: 'fail',
+          detail: `${led}; ${deploymentTrouble(scaledDown).detail}`,
+          fix: SCALE_UP(scaledDown),
+        };
       return {
         subject,
         verdict: 'fail',
-        detail: `led by ${safe(holder)} (${shown}), whose pod is ${p.metadata?.deletionTimestamp ? 'terminating' : 'not Ready: its caches are not synced or it cannot reach the API server'}`,
+        detail: led,
         fix: `kubectl -n ${safe(l.namespace)} describe pod ${safe(holder)}; kubectl -n ${safe(l.namespace)} logs ${safe(holder)}`,
       };
+    }
     return { subject, verdict: 'ok', detail: `led by pod ${safe(holder)} (Ready), ${shown}` };
   }
   return { subject, verdict: 'ok', detail: `led by ${safe(holder)}, Lease renewed in time, ${shown}` };

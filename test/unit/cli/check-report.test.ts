@@ -97,6 +97,34 @@ describe('ctopo check: the operator', () => {
     expect(checkReport(f).code).toBe(1);
   });
 
+  it('scaled to 0 while its leader’s pod is still terminating: failed, saying so, and the fix scales it up', () => {
+    const held = lease({ holder: 'ct-cluster-topology-abc', version: '0.1.0' });
+    const terminating = {
+      metadata: { name: 'ct-cluster-topology-abc', deletionTimestamp: ago(2) },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    };
+    const f = (replicas: number) =>
+      facts({
+        leases: { kind: 'listed', items: [{ ...held, holderPod: { kind: 'found', value: terminating } }] },
+        deployments: { kind: 'listed', items: [deployment({ replicas, ready: 1 })] },
+      });
+    expect(operatorLine(f(0))).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(
+        /whose pod is terminating; the Deployment ctopo-system\/ct-cluster-topology is scaled to 0 replicas$/,
+      ),
+      fix: expect.stringContaining(
+        'kubectl -n ctopo-system scale deployment ct-cluster-topology --replicas=2',
+      ),
+    });
+    // Still wanted (a rollout replaces it): the pod's own story is the fix.
+    expect(operatorLine(f(2))).toMatchObject({
+      verdict: 'fail',
+      detail: expect.stringMatching(/whose pod is terminating$/),
+      fix: expect.stringContaining('describe pod ct-cluster-topology-abc'),
+    });
+  });
+
   it('a Lease left over with no Deployment beside it: failed, and the fix deletes the Lease', () => {
     const f = facts({
       deployments: { kind: 'listed', items: [] },
