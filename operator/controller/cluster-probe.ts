@@ -90,7 +90,7 @@ export class ClusterProbe {
     if (namespaces.length === 0) return;
     const interval = Math.min(...namespaces.map((ns) => ns.intervalMs));
     // A failed poll is retried with backoff, up to the polling interval (and 30 s).
-    this.schedule(answer ? Math.min(this.backoff.next(), interval) : probeDelay(interval, this.random()));
+    this.schedule(answer ? this.backoff.next(interval) : probeDelay(interval, this.random()));
   }
 
   /** Whether the API server says this identity may list pods in all namespaces (a review that fails: no). */

@@ -128,7 +128,7 @@ export class NamespacePods {
 
   /** The wait before a failed poll is retried: the backoff, up to the polling interval (and 30 s). */
   private retryDelay(): number {
-    return Math.min(this.backoff.next(), this.intervalMs);
+    return this.backoff.next(this.intervalMs);
   }
 
   /** From now on it probes on its own (the cluster-wide probe is refused): the first at once. */

@@ -27,12 +27,12 @@ export class Backoff {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** The delay before the next retry. */
-  next(): number {
+  /** The delay before the next retry, jittered under `ceilingMs` too when that is lower than the cap. */
+  next(ceilingMs = Infinity): number {
     const now = this.now();
     if (this.lastAt === undefined || now - this.lastAt > this.opts.resetAfterMs) this.attempt = 0;
     this.attempt++;
     this.lastAt = now;
-    return backoffDelay(this.attempt, this.random(), this.opts.baseMs, this.opts.capMs);
+    return backoffDelay(this.attempt, this.random(), this.opts.baseMs, Math.min(this.opts.capMs, ceilingMs));
   }
 }

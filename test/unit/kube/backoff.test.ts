@@ -43,6 +43,16 @@ describe('Backoff (client-go’s exponential backoff manager)', () => {
     );
   });
 
+  it('a lower ceiling (a polling interval) caps the steps, still jittered within its upper half', () => {
+    const c = clock();
+    const top = new Backoff(opts, c.now, () => 0.999999);
+    const bottom = new Backoff(opts, c.now, () => 0);
+    const tops = [1, 2, 3, 4].map(() => top.next(2000));
+    const bottoms = [1, 2, 3, 4].map(() => bottom.next(2000));
+    expect(tops).toEqual([500, 1000, 2000, 2000]);
+    expect(bottoms).toEqual([250, 500, 1000, 1000]);
+  });
+
   it('starts small again after a healthy period, not before', () => {
     const c = clock();
     const b = new Backoff(opts, c.now, () => 0.999999);
