@@ -19,6 +19,9 @@ if (parts[0] < 22 || (parts[0] === 22 && parts[1] < 19)) {
 // signals and streams). The agent, a sidecar that reads one object and runs a few calls a round,
 // also runs in V8's lite mode (no optimizing compilers: ~3 MB less resident, its CPU is in the
 // calls it runs). CTOPO_RUNTIME_FLAGS replaces the flags; empty keeps Node's defaults.
+// The same re-execution sets MALLOC_ARENA_MAX=2 unless it is set: glibc gives each thread that
+// allocates (V8's GC and compiler workers) an arena of its own and keeps what they freed — at
+// 5,000 pods ~30 MB of the operator's resident memory after a few status writes (measured).
 var DEFAULT_RUNTIME_FLAGS = {
   operator: '--max-semi-space-size=2',
   agent: '--max-semi-space-size=2 --lite-mode',
@@ -57,7 +60,7 @@ if (
   process.execve(
     process.execPath,
     [process.execPath].concat(process.execArgv, runtimeFlags, process.argv.slice(1)),
-    process.env,
+    Object.assign({ MALLOC_ARENA_MAX: '2' }, process.env),
   );
 }
 

@@ -34,6 +34,16 @@ interface Written {
   metadata?: { resourceVersion?: string };
 }
 
+/**
+ * A write that succeeded: the object's new resourceVersion ('' if the API server did not say), and
+ * whether the object now holds exactly the status written — a JSON Patch applied to the very
+ * resourceVersion it was computed from — rather than a merge patch applied to whatever it held.
+ */
+export interface AppliedStatus {
+  resourceVersion: string;
+  exact: boolean;
+}
+
 export class StatusApplier {
   constructor(
     private readonly kube: Kube,
@@ -45,10 +55,10 @@ export class StatusApplier {
 
   /**
    * Writes the status; `basedOn` is the resourceVersion of the object whose status the plan
-   * started from (undefined: not known). Resolves with the object's new resourceVersion (or '' if
-   * the API server did not say), or undefined when the topology is gone.
+   * started from (undefined: not known). Resolves with what was written, or undefined when the
+   * topology is gone.
    */
-  async apply(ref: TopologyRef, write: StatusWrite, basedOn?: string): Promise<string | undefined> {
+  async apply(ref: TopologyRef, write: StatusWrite, basedOn?: string): Promise<AppliedStatus | undefined> {
     const { namespace, name } = ref;
     const path = topologyStatusPath(namespace, name);
     // Field names only: serializing a patch of thousands of peers for a debug line costs as much as the write.
@@ -58,6 +68,7 @@ export class StatusApplier {
       ops: write.ops?.length,
     });
     let written: Written | undefined;
+    let exact: boolean;
     try {
       if (this.style === 'json' && write.ops && basedOn)
         written = await this.kube
@@ -71,6 +82,7 @@ export class StatusApplier {
             if (e instanceof ApiError && (e.code === 409 || e.code === 422)) return undefined;
             throw e;
           });
+      exact = written !== undefined;
       written ??= await this.kube.request<Written>('PATCH', path, {
         body: { status: write.patch },
         contentType: 'application/merge-patch+json',
@@ -86,7 +98,7 @@ export class StatusApplier {
     this.metrics.excluded.set({ namespace, name }, write.gauges.excluded);
     const involved = { apiVersion: API_VERSION, kind: KIND, ...ref };
     for (const e of write.events) this.events.record(involved, e.type, e.reason, e.message);
-    return written?.metadata?.resourceVersion ?? '';
+    return { resourceVersion: written?.metadata?.resourceVersion ?? '', exact };
   }
 
   /** A topology that is gone: its gauges go too. */

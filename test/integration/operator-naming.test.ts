@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
 import type { ControlPlaneState } from '../../dev/cluster/control-plane.js';
 import {
   applyTopology,
@@ -327,5 +328,8 @@ describe('the operator publishes peers and exclusions in .status (real API serve
     expect(await op.metric('ctopo_watches_up', { resource: 'pods' })).toBe(1);
     // bin/ctopo.js re-executed the operator with its runtime flags (a small young generation).
     expect(await nodeFlagsOf(op.child.pid!)).toEqual(['--max-semi-space-size=2']);
+    // … and with glibc's arenas capped (its environment as the kernel holds it).
+    const environ = (await readFile(`/proc/${op.child.pid!}/environ`, 'utf8')).split('\0');
+    expect(environ).toContain('MALLOC_ARENA_MAX=2');
   });
 });

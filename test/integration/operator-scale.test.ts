@@ -524,20 +524,25 @@ describe('the status applier on the real API server: a JSON Patch carries the re
       peerCount: 2,
       peers: [peer('a', '10.45.0.1'), peer('b', '10.45.0.2')],
     };
-    const rv = await applier.apply(ref, write(undefined, first));
-    expect(rv).toBeTruthy();
+    const firstWrite = await applier.apply(ref, write(undefined, first));
+    // No JSON Patch without a resourceVersion to base it on: a merge patch, not exact.
+    expect(firstWrite).toEqual({ resourceVersion: expect.stringMatching(/^\d+$/), exact: false });
     if (moveBetween) await kubectlOk(s, ['-n', ns, 'label', 'ctopo', name, 'team=red']);
-    expect(await applier.apply(ref, write(first, second), rv)).toBeTruthy();
+    const secondWrite = await applier.apply(ref, write(first, second), firstWrite!.resourceVersion);
+    const object = JSON.parse(await kubectlOk(s, ['-n', ns, 'get', 'ctopo', name, '-o', 'json'])) as {
+      metadata: { resourceVersion: string };
+    };
+    expect(secondWrite?.resourceVersion).toBe(object.metadata.resourceVersion);
     expect((await topologyStatus(s, ns, name))?.peers).toEqual(second.peers);
-    return codes;
+    return { codes, exact: secondWrite?.exact };
   }
 
-  it('is taken when the object has not moved since', async () => {
-    expect(await twoWrites('still', false)).toEqual(['200', '200']);
+  it('is taken when the object has not moved since, and the write is exact', async () => {
+    expect(await twoWrites('still', false)).toEqual({ codes: ['200', '200'], exact: true });
   });
 
-  it('is refused (409) when the object moved since, and the merge patch lands instead', async () => {
-    expect(await twoWrites('moved', true)).toEqual(['200', '409', '200']);
+  it('is refused (409) when the object moved since, and the merge patch lands instead, not exact', async () => {
+    expect(await twoWrites('moved', true)).toEqual({ codes: ['200', '409', '200'], exact: false });
   });
 });
 
