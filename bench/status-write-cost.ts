@@ -1,9 +1,9 @@
 /**
  * Where a large status write's time goes on the API server: one topology object of `peers`
- * peers (no operator running), each write changing one peer's IP, sent four ways — the former
+ * peers (no operator running), each write changing one peer's IP, sent several ways — the former
  * (every peer field, a merge patch, which replaces the whole peer list, and the whole object sent
- * back) and today's (the reader fields only above 1,000 peers, a JSON Patch of the one peer, the
- * metadata sent back), and the two halves of the change alone. The API server's own mean
+ * back), today's (the reader fields only above 1,000 peers, their flags against peerDefaults, a
+ * JSON Patch of the one peer, the metadata sent back) and the steps between. The API server's own mean
  * duration of each (`apiserver_request_duration_seconds`, clustertopologies/status PATCH), the
  * request and answer sizes, and the object's size.
  */
@@ -12,12 +12,15 @@ import type { BenchCluster } from './bench-cluster.js';
 import { CT_GROUP_PATH } from './bench-cluster.js';
 import { meanBetween } from './api-cost.js';
 import { ipFor, podName, nodeName, NODE_COUNT } from './pods.js';
+import { PEER_DEFAULTS } from '../operator/protocol/publish.js';
 
 export interface WriteVariant {
   name: string;
   /** Peers in the object (default: the size measured). */
   peers?: number;
   light: boolean;
+  /** Light peers' flags only where they differ from status.peerDefaults (today's above 1,000 peers). */
+  defaults?: boolean;
   patch: 'merge' | 'json';
   /** Ask for the metadata only in the answer. */
   metadataAnswer: boolean;
@@ -43,8 +46,15 @@ export const WRITE_VARIANTS: WriteVariant[] = [
     metadataAnswer: true,
   },
   {
-    name: 'now: reader fields only, JSON Patch of the one peer, metadata back',
+    name: 'reader fields only, every flag, JSON Patch of the one peer, metadata back',
     light: true,
+    patch: 'json',
+    metadataAnswer: true,
+  },
+  {
+    name: 'now: reader fields only, flags against peerDefaults, JSON Patch of the one peer, metadata back',
+    light: true,
+    defaults: true,
     patch: 'json',
     metadataAnswer: true,
   },
@@ -71,18 +81,17 @@ export interface WriteCost {
 
 const METADATA_ONLY = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
-function peer(i: number, ip: string, light: boolean) {
+function peer(i: number, ip: string, variant: WriteVariant) {
   const name = podName(i);
   return {
     nodeName: `${name}@${ip}`,
     pod: name,
     uid: `0f3c1b6e-1a7d-4e5f-8a9b-${String(i).padStart(12, '0')}`,
-    ...(light
+    ...(variant.light
       ? {}
       : { podIP: ip, node: nodeName(i % NODE_COUNT), hostSource: 'PodIP', nameSource: 'PodName' }),
-    terminating: false,
-    ready: true,
-    serving: true,
+    // Every pod here is ready and not terminating: against peerDefaults, no flag is written.
+    ...(variant.defaults ? {} : { terminating: false, ready: true, serving: true }),
   };
 }
 
@@ -98,9 +107,9 @@ export async function measureWriteCost(
     variant,
     name: `write-cost-${v}`,
     size: variant.peers ?? peers,
-    peers: Array.from({ length: variant.peers ?? peers }, (_, i) =>
-      peer(i, ipFor(i + 1), variant.light),
-    ).sort((a, b) => (a.nodeName < b.nodeName ? -1 : 1)),
+    peers: Array.from({ length: variant.peers ?? peers }, (_, i) => peer(i, ipFor(i + 1), variant)).sort(
+      (a, b) => (a.nodeName < b.nodeName ? -1 : 1),
+    ),
     serverMs: 0,
     count: 0,
     wallMs: [] as number[],
@@ -117,7 +126,13 @@ export async function measureWriteCost(
       },
     });
     await c.kube.request('PATCH', `${base}/${s.name}/status`, {
-      body: { status: { peerCount: s.size, peers: s.peers } },
+      body: {
+        status: {
+          peerCount: s.size,
+          peers: s.peers,
+          ...(s.variant.defaults ? { peerDefaults: PEER_DEFAULTS } : {}),
+        },
+      },
       contentType: 'application/merge-patch+json',
       ignoreBody: true,
     });

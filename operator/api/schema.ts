@@ -297,8 +297,8 @@ export const LIGHT_PEERS_ABOVE = 1000;
 const peer: JSONSchema = {
   type: 'object',
   'x-ts-type': 'Peer',
-  required: ['nodeName', 'pod', 'uid', 'terminating'],
-  description: `A pod that is a member of the cluster. Above ${LIGHT_PEERS_ABOVE} peers only what readers use is written (nodeName, pod, uid, terminating, ready, serving): the status of a large topology stays small enough to write and to send to every reader.`,
+  required: ['nodeName', 'pod', 'uid'],
+  description: `A pod that is a member of the cluster. Above ${LIGHT_PEERS_ABOVE} peers only what readers use is written (nodeName, pod, uid, terminating, ready, serving), and terminating, ready and serving only where they differ from status.peerDefaults: the status of a large topology stays small enough to write and to send to every reader.`,
   properties: {
     nodeName: str('The node name agents connect to (name@host).'),
     pod: str('Pod name.'),
@@ -318,17 +318,17 @@ const peer: JSONSchema = {
     terminating: {
       type: 'boolean',
       description:
-        'The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone.',
+        'The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone. Absent: status.peerDefaults.terminating.',
     },
     ready: {
       type: 'boolean',
       description:
-        'EndpointSlice ready: the Ready condition is True and the pod is not terminating. Missing in statuses written before it existed: unknown.',
+        'EndpointSlice ready: the Ready condition is True and the pod is not terminating. Absent: status.peerDefaults.ready, or unknown without it.',
     },
     serving: {
       type: 'boolean',
       description:
-        'EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown.',
+        'EndpointSlice serving: the Ready condition is True, terminating or not. Absent: status.peerDefaults.serving, or unknown without it.',
     },
   },
 };
@@ -667,6 +667,16 @@ export const statusSchema: JSONSchema = {
     peerCount: int('Number of peers.'),
     excludedCount: int('Number of excluded pods.'),
     peers: { type: 'array', items: peer, description: 'The resolved peers, sorted by node name.' },
+    peerDefaults: {
+      type: 'object',
+      'x-ts-type': 'PeerDefaults',
+      description: `Above ${LIGHT_PEERS_ABOVE} peers: the value of terminating, ready and serving for every entry of peers that leaves it out (each entry writes them only where they differ). Absent at ${LIGHT_PEERS_ABOVE} peers or fewer, where every entry writes all three.`,
+      properties: {
+        terminating: { type: 'boolean', description: 'An entry without terminating is this.' },
+        ready: { type: 'boolean', description: 'An entry without ready is this.' },
+        serving: { type: 'boolean', description: 'An entry without serving is this.' },
+      },
+    },
     excluded: {
       type: 'array',
       items: excluded,

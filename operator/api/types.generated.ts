@@ -77,6 +77,8 @@ export interface ClusterTopologyStatus {
   excludedCount?: number;
   /** The resolved peers, sorted by node name. */
   peers?: Peer[];
+  /** Above 1000 peers: the value of terminating, ready and serving for every entry of peers that leaves it out (each entry writes them only where they differ). Absent at 1000 peers or fewer, where every entry writes all three. */
+  peerDefaults?: PeerDefaults;
   /** Selected pods that are not peers, sorted by pod name. */
   excluded?: ExcludedPod[];
   /** The outcome of the last list of pods. */
@@ -405,11 +407,20 @@ export interface Peer {
   hostSource?: "Annotation" | "PodIP" | "PodDNS" | "Hostname";
   /** Where the name part came from. Left out above 1000 peers. */
   nameSource?: "Annotation" | "PodName" | "Basename";
-  /** The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone. */
-  terminating: boolean;
-  /** EndpointSlice ready: the Ready condition is True and the pod is not terminating. Missing in statuses written before it existed: unknown. */
+  /** The pod is being deleted (EndpointSlice terminating); with membership.terminating Keep it stays a peer until it is gone. Absent: status.peerDefaults.terminating. */
+  terminating?: boolean;
+  /** EndpointSlice ready: the Ready condition is True and the pod is not terminating. Absent: status.peerDefaults.ready, or unknown without it. */
   ready?: boolean;
-  /** EndpointSlice serving: the Ready condition is True, terminating or not. Missing in statuses written before it existed: unknown. */
+  /** EndpointSlice serving: the Ready condition is True, terminating or not. Absent: status.peerDefaults.serving, or unknown without it. */
+  serving?: boolean;
+}
+
+export interface PeerDefaults {
+  /** An entry without terminating is this. */
+  terminating?: boolean;
+  /** An entry without ready is this. */
+  ready?: boolean;
+  /** An entry without serving is this. */
   serving?: boolean;
 }
 

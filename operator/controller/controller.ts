@@ -288,7 +288,8 @@ export class TopologyController {
   private async observedStatus(topology: CachedTopology, served: Served): Promise<Observed | undefined> {
     const { resourceVersion } = topology.metadata;
     if (!served.written) return { status: topology.status, resourceVersion };
-    if (resourceVersion && resourceVersion === served.exactAt) return { status: served.written, resourceVersion };
+    if (resourceVersion && resourceVersion === served.exactAt)
+      return { status: served.written, resourceVersion };
     const cached = topology.statusDigest ?? statusDigest(topology.status);
     if (cached === writtenDigestOf(served)) return { status: served.written, resourceVersion };
     const { namespace = '', name } = topology.metadata;

@@ -6,6 +6,8 @@ import { analyzePeers, quorumAtRiskCondition } from '../failure-domains/index.js
 import { isForbidden, type Failure } from '../kube/reflector-machine.js';
 import { lastResponseOf, nextLastFailure, type PollView } from './last-response.js';
 import type { PodSummary } from './pod-summary.js';
+import { lightPeers } from '../protocol/publish.js';
+import { withPeerDefaults } from '../protocol/read.js';
 import {
   Conditions,
   failedConditions,
@@ -64,19 +66,15 @@ export interface StatusInput {
 }
 
 /**
- * The peers as written: above LIGHT_PEERS_ABOVE, each with the fields readers use only (the rest
- * is most of a large status's size, and the API server's work on each write grows with it).
+ * The peers as written: above LIGHT_PEERS_ABOVE, each with the fields readers use only and its
+ * flags against status.peerDefaults (lightPeers: the rest is most of a large status's size, and
+ * the API server's work on each write grows with it).
  */
-function published(peers: readonly Peer[], lightAbove: number): Peer[] {
-  if (peers.length <= lightAbove) return peers as Peer[];
-  return peers.map((p) => ({
-    nodeName: p.nodeName,
-    pod: p.pod,
-    uid: p.uid,
-    terminating: p.terminating,
-    ...(p.ready !== undefined ? { ready: p.ready } : {}),
-    ...(p.serving !== undefined ? { serving: p.serving } : {}),
-  }));
+function published(
+  peers: readonly Peer[],
+  lightAbove: number,
+): Pick<ClusterTopologyStatus, 'peers' | 'peerDefaults'> {
+  return peers.length <= lightAbove ? { peers: peers as Peer[] } : lightPeers(peers);
 }
 
 /** The labels of the Node a peer runs on: from the peer, else (a large status's kept peer) from its pod. */
@@ -142,7 +140,7 @@ export function computeStatus(input: StatusInput): ClusterTopologyStatus {
     excludedCount: list.excluded.length,
     // No list has succeeded yet and none is kept: no peers array, the protocol's "unknown".
     ...(list.known || previous?.peers !== undefined
-      ? { peers: published(list.peers, input.lightPeersAbove ?? LIGHT_PEERS_ABOVE) }
+      ? published(list.peers, input.lightPeersAbove ?? LIGHT_PEERS_ABOVE)
       : {}),
     excluded: list.excluded,
     lastResponse,
@@ -173,6 +171,7 @@ function refusedStatus(
     peerCount: peers.length,
     excludedCount: excluded.length,
     peers,
+    ...(keep && peers.length && previous?.peerDefaults ? { peerDefaults: previous.peerDefaults } : {}),
     excluded,
     ...(keep && previous?.lastResponse ? { lastResponse: previous.lastResponse } : {}),
     ...(keep && previous?.lastFailure ? { lastFailure: previous.lastFailure } : {}),
@@ -205,7 +204,8 @@ function keptPeers(
   spec: ResolvedSpec,
 ): PeerList {
   const disconnect = isForbidden(failure) && spec.onForbidden === 'Disconnect';
-  const peers = disconnect ? [] : (previous?.peers ?? []);
+  // As the previous status meant them: a large one's flags are filled in from its peerDefaults.
+  const peers = disconnect ? [] : withPeerDefaults(previous?.peers ?? [], previous?.peerDefaults);
   return {
     peers,
     excluded: disconnect ? [] : (previous?.excluded ?? []),

@@ -272,7 +272,7 @@ function comparePeers(a: Peer, b: Peer): number {
     compareStrings(a.node, b.node) ||
     compareStrings(a.hostSource, b.hostSource) ||
     compareStrings(a.nameSource, b.nameSource) ||
-    Number(a.terminating) - Number(b.terminating) ||
+    Number(a.terminating ?? false) - Number(b.terminating ?? false) ||
     Number(a.ready ?? false) - Number(b.ready ?? false) ||
     Number(a.serving ?? false) - Number(b.serving ?? false)
   );
@@ -304,7 +304,7 @@ function settleGroup(
   }
   const sharers = group.map((p) => ({
     pod: p.pod,
-    terminating: p.terminating,
+    terminating: p.terminating === true,
     hostFromAnnotation: p.hostSource === 'Annotation',
     nameFromAnnotation: p.nameSource === 'Annotation',
     nameFromBasename: p.nameSource === 'Basename',

@@ -3,6 +3,7 @@ import type {
   ClusterTopologyStatus,
   ExcludedPod,
   Peer,
+  PeerDefaults,
 } from '../api/types.generated.js';
 import { isRecord } from '../api/json.js';
 import type { KubeObject } from '../kube/object.js';
@@ -99,7 +100,10 @@ export interface InvalidPeer {
 
 /** A current list: every entry as published, and its names split by the node-name grammar. */
 export interface CurrentList {
-  /** status.peers as the operator wrote it (the reader's own entry included). */
+  /**
+   * status.peers as the operator wrote it (the reader's own entry included), each flag an entry
+   * leaves out taken from status.peerDefaults.
+   */
   peers: readonly Peer[];
   /** The names that pass the grammar, each once (its first entry), in list order. */
   names: readonly string[];
@@ -124,7 +128,32 @@ export interface ReadLimits {
 }
 
 const STRING_FIELDS = ['nodeName', 'pod', 'uid'] as const;
-const BOOLEAN_FIELDS = ['terminating', 'ready', 'serving'] as const;
+/** The flags of an entry; status.peerDefaults holds the value of each one an entry leaves out. */
+export const PEER_FLAGS = ['terminating', 'ready', 'serving'] as const;
+
+/** Why status.peerDefaults cannot be read, if it cannot. */
+function peerDefaultsProblem(d: unknown): string | undefined {
+  if (d === undefined) return undefined;
+  if (!isRecord(d)) return 'status.peerDefaults is not an object';
+  for (const k of PEER_FLAGS)
+    if (d[k] !== undefined && typeof d[k] !== 'boolean') return `status.peerDefaults.${k} is not a boolean`;
+  return undefined;
+}
+
+/**
+ * The entries with every flag they leave out taken from `defaults` (docs/status-protocol.md §2);
+ * a flag neither gives stays absent: unknown. The same array when there is nothing to fill in.
+ */
+export function withPeerDefaults(peers: readonly Peer[], defaults: PeerDefaults | undefined): Peer[] {
+  const fill = PEER_FLAGS.filter((k) => defaults?.[k] !== undefined);
+  if (fill.length === 0) return peers as Peer[];
+  return peers.map((p) => {
+    if (fill.every((k) => p[k] !== undefined)) return p;
+    const out = { ...p };
+    for (const k of fill) out[k] ??= defaults![k];
+    return out;
+  });
+}
 
 /** Why an entry of status.peers cannot be read, if it cannot (the fields of §2 only). */
 function peerProblem(p: unknown): string | undefined {
@@ -132,7 +161,7 @@ function peerProblem(p: unknown): string | undefined {
   if (typeof p.nodeName !== 'string') return 'a status.peers entry has no string nodeName';
   for (const k of STRING_FIELDS)
     if (p[k] !== undefined && typeof p[k] !== 'string') return `status.peers[].${k} is not a string`;
-  for (const k of BOOLEAN_FIELDS)
+  for (const k of PEER_FLAGS)
     if (p[k] !== undefined && typeof p[k] !== 'boolean') return `status.peers[].${k} is not a boolean`;
   return undefined;
 }
@@ -149,6 +178,8 @@ export function statusMeaning(
     return { kind: 'refused', problem: 'status.peers is not an array' };
   if (s.observedGeneration !== undefined && !Number.isInteger(s.observedGeneration))
     return { kind: 'refused', problem: 'status.observedGeneration is not an integer' };
+  const defaultsProblem = peerDefaultsProblem(s.peerDefaults);
+  if (defaultsProblem !== undefined) return { kind: 'refused', problem: defaultsProblem };
   if (s.lastResponse === undefined) return { kind: 'unknown', why: 'the status has no lastResponse' };
   if (!Array.isArray(s.peers)) return { kind: 'unknown', why: 'the status has no peers array' };
   const peers = s.peers as unknown[];
@@ -170,7 +201,12 @@ export function statusMeaning(
     if (check.ok) names.push(node);
     else invalid.push({ node, problem: check.problem });
   }
-  return { kind: 'current', peers: peers as Peer[], names, invalid };
+  return {
+    kind: 'current',
+    peers: withPeerDefaults(peers as Peer[], s.peerDefaults as PeerDefaults | undefined),
+    names,
+    invalid,
+  };
 }
 
 /**
@@ -182,9 +218,11 @@ export function peerNodeNames(list: readonly Peer[], ownPod?: string): string[] 
   return list.filter((p) => p.pod !== ownPod).map((p) => p.nodeName);
 }
 
-/** The peer entry of one pod, if the status lists it. */
+/** The peer entry of one pod, if the status lists it (its flags filled in from status.peerDefaults when readable). */
 export function peerOfPod(status: ClusterTopologyStatus | undefined, pod: string): Peer | undefined {
-  return Array.isArray(status?.peers) ? status.peers.find((p) => p.pod === pod) : undefined;
+  const peer = Array.isArray(status?.peers) ? status.peers.find((p) => p.pod === pod) : undefined;
+  if (!peer || peerDefaultsProblem(status?.peerDefaults) !== undefined) return peer;
+  return withPeerDefaults([peer], status?.peerDefaults)[0];
 }
 
 /** The exclusions of one pod (it may have more than one). */

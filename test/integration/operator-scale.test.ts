@@ -27,6 +27,8 @@ import {
   topologyStatus,
 } from '../support/objects.js';
 import { FaultProxy } from '../support/fault-proxy.js';
+import { mapLimit } from '../../bench/concurrency.js';
+import { statusMeaning } from '../../operator/protocol/read.js';
 import { startOperator, type CtopoProcess } from '../support/operator-process.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { operatorNamespace, proxiedOperatorNamespace } from '../support/world.js';
@@ -589,5 +591,125 @@ describe('a first list that does not answer: the topology is told Listing, then 
     );
     expect(ready(listed)?.reason).toBe('Listed');
     expect(names(listed)).toEqual(['web-0@10.46.0.1']);
+  });
+});
+
+describe('a topology above 1,000 peers: each flag only where it differs from status.peerDefaults', () => {
+  const BIG = 1002; // web-1000 is not ready, web-1001 is terminating; the rest are ready
+  let s: ControlPlaneState;
+  let ns: string;
+  let op: CtopoProcess;
+  let kube: Kube;
+  const topology = async () =>
+    kube.request<{ status?: ClusterTopologyStatus }>(
+      'GET',
+      `/apis/cluster.netzlive.io/v1alpha1/namespaces/${ns}/clustertopologies/big`,
+    );
+  const entry = (st: ClusterTopologyStatus | undefined, pod: string) => st?.peers?.find((p) => p.pod === pod);
+
+  beforeAll(async () => {
+    let kubeconfig: string;
+    ({ s, ns, kubeconfig } = await operatorNamespace('large'));
+    kube = connect({ kubeconfig: s.kubeconfig });
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    await mapLimit(
+      Array.from({ length: BIG }, (_, i) => i),
+      16,
+      async (i) => {
+        const name = `web-${i}`;
+        await kube.request('POST', pods, {
+          body: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name,
+              labels: { app: 'big' },
+              ...(i === 1001 ? { finalizers: ['example.com/hold'] } : {}),
+            },
+            spec: { containers: [{ name: 'app', image: 'registry.invalid/app:1' }] },
+          },
+          ignoreBody: true,
+        });
+        const ip = `10.50.${i >> 8}.${i & 255}`;
+        await kube.request('PATCH', `${pods}/${name}/status`, {
+          body: {
+            status: {
+              phase: 'Running',
+              podIP: ip,
+              podIPs: [{ ip }],
+              conditions: [{ type: 'Ready', status: i === 1000 ? 'False' : 'True' }],
+            },
+          },
+          contentType: 'application/merge-patch+json',
+          ignoreBody: true,
+        });
+      },
+    );
+    // Held by its finalizer: deleted, so terminating, and still there.
+    await kube.request('DELETE', `${pods}/web-1001`, { ignoreBody: true });
+    await applyTopology(s, ns, 'big', {
+      selector: 'app=big',
+      pollingInterval: '10m',
+      membership: { peers: 'Running' },
+    });
+    op = startOperator(kubeconfig, ['--namespaces', ns, '--no-leader-elect']);
+    await waitFor(
+      `${BIG} peers, web-1001 terminating`,
+      async () => {
+        const st = (await topology()).status;
+        return st?.peerCount === BIG && entry(st, 'web-1001')?.terminating === true;
+      },
+      120_000,
+    );
+  }, 300_000);
+  afterAll(async () => {
+    await op?.stop();
+  });
+
+  it('writes a ready pod that is not terminating as nodeName, pod and uid alone; a reader reads every flag back', async () => {
+    const { status } = await topology();
+    expect(status?.peerDefaults).toEqual({ terminating: false, ready: true, serving: true });
+    expect(Object.keys(entry(status, 'web-7')!).sort()).toEqual(['nodeName', 'pod', 'uid']);
+    expect(entry(status, 'web-1000')).toEqual({
+      nodeName: 'web-1000@10.50.3.232',
+      pod: 'web-1000',
+      uid: expect.any(String),
+      ready: false,
+      serving: false,
+    });
+    expect(entry(status, 'web-1001')).toEqual({
+      nodeName: 'web-1001@10.50.3.233',
+      pod: 'web-1001',
+      uid: expect.any(String),
+      terminating: true,
+      ready: false,
+    });
+    const meaning = statusMeaning(status);
+    if (meaning.kind !== 'current') throw new Error(`not current: ${JSON.stringify(meaning)}`);
+    const flags = (pod: string) => {
+      const p = meaning.peers.find((x) => x.pod === pod)!;
+      return [p.terminating, p.ready, p.serving];
+    };
+    expect(flags('web-7')).toEqual([false, true, true]);
+    expect(flags('web-1000')).toEqual([false, false, false]);
+    expect(flags('web-1001')).toEqual([true, false, true]);
+  });
+
+  it('back at 1,000 peers: every entry writes its flags again and peerDefaults is gone', async () => {
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    await kube.request('DELETE', `${pods}/web-1000`, { ignoreBody: true });
+    await kube.request('PATCH', `${pods}/web-1001`, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+      ignoreBody: true,
+    });
+    await waitFor('1000 peers', async () => (await topology()).status?.peerCount === 1000, 60_000);
+    const { status } = await topology();
+    expect(status?.peerDefaults).toBeUndefined();
+    const unflagged = status!.peers!.filter(
+      (p) =>
+        typeof p.terminating !== 'boolean' || typeof p.ready !== 'boolean' || typeof p.serving !== 'boolean',
+    );
+    expect(unflagged).toEqual([]);
   });
 });

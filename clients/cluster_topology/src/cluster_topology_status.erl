@@ -14,6 +14,8 @@
 %% The cases both readers run are the repository's test/protocol-vectors/.
 -module(cluster_topology_status).
 
+-define(FLAGS, [<<"terminating">>, <<"ready">>, <<"serving">>]).
+
 -export([interpret/2, liveness/2, act/2, self_check/3, node_names/1, node_names/2]).
 
 -type peer() :: #{
@@ -53,6 +55,8 @@ interpret_status(Status, RV, MaxPeers) ->
     LR = maps:get(<<"lastResponse">>, Status, undefined),
     Peers = maps:get(<<"peers">>, Status, undefined),
     Gen = maps:get(<<"observedGeneration">>, Status, undefined),
+    Defaults = maps:get(<<"peerDefaults">>, Status, #{}),
+    DefaultsProblem = defaults_problem(Defaults),
     if
         LR =/= undefined, not is_map(LR) ->
             {error, <<"status.lastResponse is not an object">>};
@@ -60,6 +64,8 @@ interpret_status(Status, RV, MaxPeers) ->
             {error, <<"status.peers is not an array">>};
         Gen =/= undefined, not is_integer(Gen) ->
             {error, <<"status.observedGeneration is not an integer">>};
+        DefaultsProblem =/= undefined ->
+            {error, DefaultsProblem};
         LR =:= undefined ->
             {unknown, <<"the status has no lastResponse">>};
         Peers =:= undefined ->
@@ -75,12 +81,13 @@ interpret_status(Status, RV, MaxPeers) ->
                             ])
                         )};
                 false ->
-                    peers(Peers, LR, Gen, RV)
+                    peers(Peers, Defaults, LR, Gen, RV)
             end
     end.
 
-peers(Entries, LR, Gen, RV) ->
-    try lists:foldl(fun peer/2, {[], [], #{}}, Entries) of
+peers(Entries, Defaults, LR, Gen, RV) ->
+    Flags = maps:from_list([{K, maps:get(K, Defaults, unknown)} || K <- ?FLAGS]),
+    try lists:foldl(fun(E, Acc) -> peer(E, Flags, Acc) end, {[], [], #{}}, Entries) of
         {Good, Invalid, _} ->
             {current, #{
                 peers => lists:reverse(Good),
@@ -93,7 +100,16 @@ peers(Entries, LR, Gen, RV) ->
         throw:{malformed, Why} -> {error, Why}
     end.
 
-peer(E, {Good, Invalid, Seen}) when is_map(E) ->
+%% status.peerDefaults holds the value of each flag an entry leaves out (absent from both: unknown).
+defaults_problem(D) when is_map(D) ->
+    case [K || K <- ?FLAGS, not is_boolean(maps:get(K, D, false))] of
+        [] -> undefined;
+        [K | _] -> <<"status.peerDefaults.", K/binary, " is not a boolean">>
+    end;
+defaults_problem(_) ->
+    <<"status.peerDefaults is not an object">>.
+
+peer(E, Flags, {Good, Invalid, Seen}) when is_map(E) ->
     Node =
         case maps:get(<<"nodeName">>, E, undefined) of
             B when is_binary(B) -> B;
@@ -103,9 +119,9 @@ peer(E, {Good, Invalid, Seen}) when is_map(E) ->
         node => Node,
         pod => opt_string(<<"pod">>, E),
         uid => opt_string(<<"uid">>, E),
-        ready => opt_bool(<<"ready">>, E),
-        serving => opt_bool(<<"serving">>, E),
-        terminating => opt_bool(<<"terminating">>, E)
+        ready => opt_bool(<<"ready">>, E, Flags),
+        serving => opt_bool(<<"serving">>, E, Flags),
+        terminating => opt_bool(<<"terminating">>, E, Flags)
     },
     case maps:is_key(Node, Seen) of
         true ->
@@ -116,7 +132,7 @@ peer(E, {Good, Invalid, Seen}) when is_map(E) ->
                 {error, Problem} -> {Good, [#{node => Node, pod => maps:get(pod, P), uid => maps:get(uid, P), problem => Problem} | Invalid], Seen#{Node => true}}
             end
     end;
-peer(_, _) ->
+peer(_, _, _) ->
     throw({malformed, <<"a status.peers entry is not an object">>}).
 
 opt_string(K, E) ->
@@ -126,10 +142,10 @@ opt_string(K, E) ->
         _ -> throw({malformed, <<"status.peers[].", K/binary, " is not a string">>})
     end.
 
-%% Readers treat a missing ready/serving as unknown, not false.
-opt_bool(K, E) ->
+%% A flag an entry leaves out is status.peerDefaults' value, else unknown (never false).
+opt_bool(K, E, Flags) ->
     case maps:get(K, E, undefined) of
-        undefined -> unknown;
+        undefined -> maps:get(K, Flags);
         B when is_boolean(B) -> B;
         _ -> throw({malformed, <<"status.peers[].", K/binary, " is not a boolean">>})
     end.

@@ -8,7 +8,7 @@
 
 -define(CASE_KEYS, [<<"description">>, <<"doc">>, <<"topology">>, <<"lease">>, <<"now">>, <<"reader">>, <<"expect">>]).
 -define(READER_KEYS, [<<"self">>, <<"pod">>, <<"remembered">>, <<"maxPeers">>]).
--define(EXPECT_KEYS, [<<"status">>, <<"liveness">>, <<"act">>, <<"round">>]).
+-define(EXPECT_KEYS, [<<"status">>, <<"liveness">>, <<"act">>, <<"round">>, <<"flags">>]).
 %% A reader without a limit: more than any list can hold.
 -define(NO_LIMIT, 1 bsl 32).
 
@@ -48,7 +48,8 @@ outcome(#{<<"topology">> := Topology, <<"lease">> := LeaseIn, <<"now">> := NowIn
     Liveness = cluster_topology_status:liveness(lease(LeaseIn), Now),
     Act = cluster_topology_status:act(Meaning, Liveness),
     Out0 = #{},
-    Out1 = given(<<"status">>, Expect, Out0, fun() -> status(Meaning) end),
+    Out1 = given(<<"flags">>, Expect, given(<<"status">>, Expect, Out0, fun() -> status(Meaning) end),
+                 fun() -> flags(Meaning) end),
     Out2 = given(<<"liveness">>, Expect, Out1, fun() -> atom_to_binary(maps:get(value, Liveness), utf8) end),
     Out3 = given(<<"act">>, Expect, Out2, fun() -> element(1, Act) =:= act end),
     case {maps:is_key(<<"round">>, Expect), Act} of
@@ -79,6 +80,17 @@ status({unknown, _}) ->
     #{<<"kind">> => <<"unknown">>};
 status({error, _}) ->
     #{<<"kind">> => <<"refused">>}.
+
+%% Each valid entry's flags, in list order: true, false or unknown.
+flags({current, #{peers := Peers}}) ->
+    [#{<<"node">> => N,
+       <<"terminating">> => flag(T), <<"ready">> => flag(R), <<"serving">> => flag(S)}
+     || #{node := N, terminating := T, ready := R, serving := S} <- Peers];
+flags(Other) ->
+    maps:get(<<"kind">>, status(Other)).
+
+flag(unknown) -> <<"unknown">>;
+flag(B) -> B.
 
 %% The expectation as compared: the round's lists as sets.
 expected(#{<<"round">> := #{<<"connect">> := C, <<"disconnect">> := D}} = E) ->

@@ -65,7 +65,10 @@ describe('the status applier, against the fake API server', () => {
     });
     // The object's resourceVersion after the write, which the next JSON Patch is conditioned on.
     // Not exact: a merge patch lands on whatever the object held.
-    expect(written).toEqual({ resourceVersion: api.get(TOPOLOGIES, 'web')!.metadata.resourceVersion, exact: false });
+    expect(written).toEqual({
+      resourceVersion: api.get(TOPOLOGIES, 'web')!.metadata.resourceVersion,
+      exact: false,
+    });
     expect(await text()).toContain('ctopo_peers{namespace="shop",name="web"} 3');
     await waitFor('the Event', () => api.requestsTo(eventsPath(NS)).length === 1);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { statusMeaning } from '../../../operator/protocol/read.js';
 import { validateSpec, type ResolvedSpec } from '../../../operator/api/validate.js';
-import type { ClusterTopologyStatus } from '../../../operator/api/types.generated.js';
+import type { ClusterTopologyStatus, Peer } from '../../../operator/api/types.generated.js';
 import { computeStatus, type StatusInput } from '../../../operator/controller/status.js';
 import { summarizePod, type PodSummary } from '../../../operator/controller/pod-summary.js';
 import { shouldWrite } from '../../../operator/protocol/publish.js';
@@ -379,13 +379,58 @@ describe('computeStatus: a large topology lists each peer with the fields reader
     );
     const above = computeStatus(base({ pods: many(1001) }));
     expect(above.peerCount).toBe(1001);
-    for (const p of above.peers!)
-      expect(Object.keys(p).sort()).toEqual(['nodeName', 'pod', 'ready', 'serving', 'terminating', 'uid']);
-    // What a reader makes of it is the same list.
+    // Every pod here is ready and not terminating: what status.peerDefaults says, so no flag is written.
+    expect(above.peerDefaults).toEqual({ terminating: false, ready: true, serving: true });
+    for (const p of above.peers!) expect(Object.keys(p).sort()).toEqual(['nodeName', 'pod', 'uid']);
+    // What a reader makes of it is the same list, every flag as the full list has it.
     const meaning = statusMeaning(above);
-    expect(meaning.kind === 'current' && meaning.peers.map((p) => p.nodeName)).toEqual(
-      computeStatus(base({ pods: many(1001), lightPeersAbove: Infinity })).peers!.map((p) => p.nodeName),
+    const readerFields = ({ nodeName, pod, uid, terminating, ready, serving }: Peer) => ({
+      nodeName,
+      pod,
+      uid,
+      terminating,
+      ready,
+      serving,
+    });
+    expect(meaning.kind === 'current' && meaning.peers.map(readerFields)).toEqual(
+      computeStatus(base({ pods: many(1001), lightPeersAbove: Infinity })).peers!.map(readerFields),
     );
+  });
+
+  it('above 1,000 peers a flag is written where it differs from status.peerDefaults, and reads back as it was', () => {
+    const odd = (name: string, ip: string, deleting: boolean): PodSummary =>
+      summarizePod(
+        {
+          metadata: {
+            name,
+            uid: `uid-${name}`,
+            ...(deleting ? { deletionTimestamp: '2026-12-04T12:00:00Z' } : {}),
+          },
+          spec: { nodeName: 'node-0' },
+          status: {
+            podIP: ip,
+            phase: 'Running',
+            conditions: [{ type: 'Ready', status: deleting ? 'True' : 'False' }],
+          },
+        },
+        DEFAULT_NAMING_SETTINGS,
+      );
+    const pods = [...many(1001), odd('zz-going', '10.9.0.1', true), odd('zz-unready', '10.9.0.2', false)];
+    const full = computeStatus(
+      base({ pods, spec: spec({ membership: { peers: 'Running' } }), lightPeersAbove: Infinity }),
+    );
+    const light = computeStatus(base({ pods, spec: spec({ membership: { peers: 'Running' } }) }));
+    const entry = (s: ClusterTopologyStatus, pod: string) => s.peers!.find((p) => p.pod === pod)!;
+    expect(entry(light, 'zz-going')).toMatchObject({ terminating: true, ready: false });
+    expect(entry(light, 'zz-going').serving).toBeUndefined();
+    expect(entry(light, 'zz-unready')).toMatchObject({ ready: false, serving: false });
+    expect(entry(light, 'zz-unready').terminating).toBeUndefined();
+    const meaning = statusMeaning(light);
+    for (const pod of ['zz-going', 'zz-unready', 'web-7']) {
+      const read = meaning.kind === 'current' ? meaning.peers.find((p) => p.pod === pod) : undefined;
+      const { terminating, ready, serving } = entry(full, pod);
+      expect(read).toMatchObject({ terminating, ready, serving });
+    }
   });
 
   it('a failed poll keeps the light list and the same failure-domain analysis (the Nodes from the pods held)', () => {

@@ -12,6 +12,7 @@ import {
   type TopologyObject,
 } from '../../../operator/protocol/read.js';
 import { planRound } from '../../../operator/agent/round.js';
+import type { Peer } from '../../../operator/api/types.generated.js';
 
 /**
  * The status protocol's shared vectors (test/protocol-vectors/, README there), run with the
@@ -32,7 +33,7 @@ export const VECTORS_DIR = resolve(
 
 const CASE_KEYS = ['description', 'doc', 'topology', 'lease', 'now', 'reader', 'expect'];
 const READER_KEYS = ['self', 'pod', 'remembered', 'maxPeers'];
-const EXPECT_KEYS = ['status', 'liveness', 'act', 'round'];
+const EXPECT_KEYS = ['status', 'liveness', 'act', 'round', 'flags'];
 
 interface Vector {
   topology: TopologyObject;
@@ -44,8 +45,11 @@ interface Vector {
     liveness?: string;
     act?: boolean;
     round?: { connect: string[]; disconnect: string[] };
+    flags?: { node: string; terminating: Flag; ready: Flag; serving: Flag }[];
   };
 }
+
+type Flag = boolean | 'unknown';
 
 function leaseRead(lease: Vector['lease']): LeaseRead {
   if (lease === 'missing') return { kind: 'missing' };
@@ -67,6 +71,23 @@ export function outcomeOf(v: Vector): Record<string, unknown> {
       s.kind === 'current'
         ? { kind: s.kind, names: [...s.names], invalid: s.invalid.map((i) => ({ ...i })) }
         : { kind: s.kind };
+  }
+  if (v.expect.flags !== undefined) {
+    const s = statusMeaning(v.topology.status, limits);
+    const first = new Map<string, Peer>();
+    if (s.kind === 'current') for (const p of s.peers) if (!first.has(p.nodeName)) first.set(p.nodeName, p);
+    out.flags =
+      s.kind === 'current'
+        ? s.names.map((node) => {
+            const p = first.get(node)!;
+            return {
+              node,
+              terminating: p.terminating ?? 'unknown',
+              ready: p.ready ?? 'unknown',
+              serving: p.serving ?? 'unknown',
+            };
+          })
+        : s.kind;
   }
   if (v.expect.liveness !== undefined) out.liveness = livenessOf(lease, now).state;
   const reading = readTopology({ kind: 'read', object: v.topology }, lease, now, limits);
