@@ -17,8 +17,9 @@
  * Knobs (environment): BENCH_LEVELS (default "100,1000"), BENCH_MEMORY_PODS (5000; 0 skips),
  * BENCH_CHANGES (100), BENCH_BURSTS (3), BENCH_WINDOWS (2), BENCH_OPERATOR_WINDOW_S (60),
  * BENCH_POLLER_WINDOW_S (30), BENCH_MAX_IN_FLIGHT (32), BENCH_RUNTIME_FLAGS (the operator's Node.js
- * flags instead of bin/ctopo.js's default, as CTOPO_RUNTIME_FLAGS; "" for Node's own defaults).
- * The memory figures name the flags the measured process actually ran with.
+ * flags instead of bin/ctopo.js's default, as CTOPO_RUNTIME_FLAGS; "" for Node's own defaults),
+ * BENCH_BASELINE_CTOPO (another checkout's bin/ctopo.js: its spaced changes at BENCH_MEMORY_PODS
+ * too, after the former design's). The memory figures name the flags the measured process ran with.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
@@ -437,6 +438,8 @@ interface MemoryResult {
   nodeFlags: string[];
   /** The former design's spaced changes at this size, after this one's. */
   former?: Convergence;
+  /** Another checkout's operator (BENCH_BASELINE_CTOPO), as many spaced changes, after the former's. */
+  baseline?: Convergence;
   /** A status write's cost on the API server, sent the former way, today's, and halfway. */
   writeCost?: WriteCost[];
 }
@@ -466,6 +469,8 @@ async function measureMemory(c: BenchCluster, n: number): Promise<MemoryResult> 
   const result = await measureMemoryNow(c, n);
   if (!result.synced) return result;
   result.former = (await measureDesignConvergence(c, n, 'former', LARGE_FORMER_CHANGES, 0)).convergence;
+  if (process.env.BENCH_BASELINE_CTOPO)
+    result.baseline = (await measureDesignConvergence(c, n, 'baseline', LARGE_CHANGES, 0)).convergence;
   result.writeCost = await measureWriteCost(c, n, WRITE_COST_WRITES, log);
   return result;
 }
@@ -817,6 +822,13 @@ function memoryFigures(m: MemoryResult): Figure[] {
       unit: 'ms',
       samples: [percentile(m.former.spaced, 99)],
       note: `nearest-rank p99 of ${m.former.spaced.length} spaced changes, same pods, same run, after this design's; p50 ${fmt(percentile(m.former.spaced, 50))} ms${diagnosticsNote(m.former.diag, m.former.spaced.length)}`,
+    });
+  if (m.baseline?.spaced.length)
+    figs.push({
+      name: `operator N=${m.n}: convergence p99 (spaced), baseline`,
+      unit: 'ms',
+      samples: [percentile(m.baseline.spaced, 99)],
+      note: `\`ctopo operator\` of BENCH_BASELINE_CTOPO (another checkout), nearest-rank p99 of ${m.baseline.spaced.length} spaced changes, same pods, same run, after this design's and the former's; p50 ${fmt(percentile(m.baseline.spaced, 50))} ms${diagnosticsNote(m.baseline.diag, m.baseline.spaced.length)}`,
     });
   for (const w of m.writeCost ?? [])
     figs.push({
