@@ -365,8 +365,11 @@ export class TopologyController {
         const exact = applied.exact && applied.resourceVersion !== '';
         served.exactAt = exact ? applied.resourceVersion : undefined;
         // The write's own event brings nothing new: the status planned from the same inputs at the
-        // resourceVersion it left is the one written (at 5,000 peers a plan is ~20 ms).
-        if (exact) served.inputs = inputsAt(applied.resourceVersion);
+        // resourceVersion it left is the one written (at 5,000 peers a plan is ~20 ms). Only when
+        // the plan's topology is the one written over: a status read afresh may sit on a newer
+        // spec than the cache's, and a re-list could skip straight past it to this write.
+        if (exact && observed.resourceVersion === topology.metadata.resourceVersion)
+          served.inputs = inputsAt(applied.resourceVersion);
         if (plan.meshChanged) this.mesh.written(key);
       } else served.inputs = inputs;
       if (plan.meshRecheckAt !== undefined) this.mesh.at(key, plan.meshRecheckAt);
