@@ -1,6 +1,14 @@
 import type { Connector } from './connectors/types.js';
 import type { AgentMemory } from './memory.js';
-import { completeRound, decideAgentAction, planRound, type AgentAction, type AgentInput } from './round.js';
+import {
+  completeRound,
+  decideAgentAction,
+  nextDeparted,
+  planRound,
+  type AgentAction,
+  type AgentInput,
+  type DepartedCheck,
+} from './round.js';
 import { executePlan, type AgentRoundReport } from './round-runner.js';
 
 /**
@@ -15,6 +23,9 @@ import { executePlan, type AgentRoundReport } from './round-runner.js';
  *   it runs and what it holds after, so a restart starts from what is really connected.
  * - With `resyncEveryMs`, a round at most that often connects every listed node, believed
  *   connected or not (the first one that long after the loop was made).
+ * - A node a round disconnected for leaving the list is disconnected again by a later round that
+ *   finds it connected while it is still unlisted (round.ts: `departed`); while one is watched,
+ *   a round asks the connector what is connected first (connectors that see the runtime only).
  */
 
 export interface RoundLoopOptions {
@@ -46,6 +57,8 @@ interface Pending {
 
 export class RoundLoop {
   private rememberedList: readonly string[];
+  /** Nodes disconnected for leaving the list, and when their watch ends (ms, `now`'s clock). */
+  private departed = new Map<string, number>();
   private pending: Pending | undefined;
   private running: Promise<void> | undefined;
   private lastResync: number;
@@ -99,6 +112,14 @@ export class RoundLoop {
     }
   }
 
+  /** The nodes watched for coming back, with what is connected now; none when nothing is watched. */
+  private async departedCheck(): Promise<DepartedCheck | undefined> {
+    const { connector } = this.opts;
+    if (this.departed.size === 0 || !connector.observesConnections || !connector.connected) return undefined;
+    const now = await connector.connected().catch(() => undefined);
+    return now?.ok ? { departed: [...this.departed.keys()], connected: now.nodes } : undefined;
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.pending) {
@@ -106,7 +127,9 @@ export class RoundLoop {
         this.pending = undefined;
         try {
           const { connector, self, memory } = this.opts;
-          const plan = planRound(this.rememberedList, desired, self);
+          const now = this.opts.now ?? Date.now;
+          this.departed = nextDeparted(this.departed, desired, [], now());
+          const plan = planRound(this.rememberedList, desired, self, await this.departedCheck());
           if (memory) await this.remember([...plan.remembered, ...plan.connect]);
           const results = await executePlan(connector, plan, {
             ...(this.opts.concurrency === undefined ? {} : { concurrency: this.opts.concurrency }),
@@ -114,6 +137,7 @@ export class RoundLoop {
           });
           const outcome = completeRound(plan, results);
           this.rememberedList = outcome.remembered;
+          this.departed = nextDeparted(this.departed, desired, outcome.disconnected, now());
           if (memory) await this.remember([...outcome.remembered, ...outcome.failedConnects]);
           this.opts.onRound?.({ plan, results, outcome });
         } catch (e) {

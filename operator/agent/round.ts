@@ -19,13 +19,26 @@ import type { InvalidPeer } from '../protocol/read.js';
  *
  * Names that fail the node-name grammar are never handed to a connector: the plan lists them
  * under `invalid` with the reason.
+ *
+ * A node disconnected because the list dropped it is watched for DEPARTED_WATCH_MS after that
+ * (`departed`): a node that still runs is connected again by OTP's `global` (connect_all) as long
+ * as any peer still holds it, so a round that finds it connected again while it is still not
+ * listed disconnects it again (`again`). The connector says what is connected (`connected()`,
+ * only where it is what the runtime sees).
  */
+
+/** How long a node disconnected for leaving the list is disconnected again if it comes back. */
+export const DEPARTED_WATCH_MS = 30_000;
 
 export interface RoundPlan {
   /** What the agent remembered when the round was planned (deduplicated, in the given order). */
   readonly remembered: readonly string[];
-  /** Remembered nodes that are no longer wanted: to disconnect, in remembered order. */
+  /**
+   * Remembered nodes that are no longer wanted, in remembered order, then `again`: to disconnect.
+   */
   readonly disconnect: readonly string[];
+  /** Departed nodes found connected again while still not listed: disconnected again. */
+  readonly again: readonly string[];
   /** Every wanted node except the local one: to connect, in the order of the desired list. */
   readonly connect: readonly string[];
   /** Desired entries refused by the node-name grammar; never connected. */
@@ -59,11 +72,20 @@ function unique(xs: readonly string[]): string[] {
   return [...new Set(xs)];
 }
 
+/** What a round knows of the nodes it disconnected earlier: see `departed` in the module doc. */
+export interface DepartedCheck {
+  /** Nodes disconnected for leaving the list, still watched. */
+  readonly departed: readonly string[];
+  /** The local node's connections, asked at the round's start. */
+  readonly connected: readonly string[];
+}
+
 /** Plans one round. Pure: the same inputs give the same plan. */
 export function planRound(
   remembered: readonly string[],
   desired: readonly string[],
   self: string,
+  check?: DepartedCheck,
 ): RoundPlan {
   const rememberedList = unique(remembered);
   const invalid: InvalidPeer[] = [];
@@ -87,8 +109,38 @@ export function planRound(
   // node is never remembered (it is never connected), but a caller's remembered list is not
   // trusted on that: self is never disconnected either.
   const desiredSet = new Set(desired);
-  const disconnect = rememberedList.filter((n) => !desiredSet.has(n) && n !== self);
-  return { remembered: rememberedList, disconnect, connect: wanted, invalid, selfListed };
+  const leaving = rememberedList.filter((n) => !desiredSet.has(n) && n !== self);
+  const rememberedSet = new Set(rememberedList);
+  const connectedNow = new Set(check?.connected ?? []);
+  const again = unique(check?.departed ?? []).filter(
+    (n) => connectedNow.has(n) && !desiredSet.has(n) && !rememberedSet.has(n) && n !== self,
+  );
+  return {
+    remembered: rememberedList,
+    disconnect: [...leaving, ...again],
+    again,
+    connect: wanted,
+    invalid,
+    selfListed,
+  };
+}
+
+/**
+ * The departed nodes to watch after a round, each with when its watch ends (ms): those it
+ * disconnected (again or for the first time) from `now`, the others as they were, until their
+ * time is up or the list names them again.
+ */
+export function nextDeparted(
+  before: ReadonlyMap<string, number>,
+  desired: readonly string[],
+  disconnected: readonly string[],
+  now: number,
+): Map<string, number> {
+  const listed = new Set(desired);
+  const after = new Map<string, number>();
+  for (const [n, until] of before) if (until > now && !listed.has(n)) after.set(n, until);
+  for (const n of disconnected) if (!listed.has(n)) after.set(n, now + DEPARTED_WATCH_MS);
+  return after;
 }
 
 /**

@@ -122,6 +122,8 @@ export async function runAgent(
       log('info', 'round', {
         connected: r.outcome.connected,
         disconnected: r.outcome.disconnected,
+        // Departed nodes OTP's global had connected again (round.ts: `departed`).
+        ...(r.plan.again.length ? { disconnectedAgain: r.plan.again } : {}),
         failedConnects: r.outcome.failedConnects,
         holding: r.outcome.remembered.length,
       });

@@ -78,6 +78,10 @@
     reads = #{} :: #{cluster_topology_reader:kind() => map()},
     %% The last failure per listed peer it is not connected to (the member report's reasons).
     link_reasons = #{} :: #{binary() => binary()},
+    %% Nodes a round disconnected because the list dropped them, and when their watch ends
+    %% (monotonic ms): one that is connected again meanwhile while still unlisted (OTP's `global'
+    %% connects the nodes its peers hold) is disconnected again (cluster_topology_round:departed/4).
+    departed = #{} :: #{binary() => integer()},
     %% The member report's writer (`cluster_topology_report') and what it was told last.
     reporter :: undefined | pid(),
     told :: undefined | cluster_topology_report:facts()
@@ -224,6 +228,8 @@ info(liveness_check, S) ->
     {noreply, set_liveness(S#s{liveness_timer = undefined})};
 info({nodedown, Node, Info}, S) ->
     {noreply, nodedown(atom_to_binary(Node, utf8), Info, S)};
+info({nodeup, Node, _}, S) ->
+    {noreply, departed_back(atom_to_binary(Node, utf8), S)};
 info(_, S) ->
     {noreply, S}.
 
@@ -400,6 +406,22 @@ nodedown(Node, Info, #s{status = #{peers := _} = Cur} = S) ->
 nodedown(_, _, S) ->
     S.
 
+%% A node disconnected for leaving the list is connected again while still unlisted and watched:
+%% it is disconnected again (the nodedowns that may follow are handled as any other).
+departed_back(Node, #s{status = #{peers := _} = Cur, departed = D} = S) ->
+    Now = erlang:monotonic_time(millisecond),
+    case cluster_topology_round:again(Node, D, desired(Cur, S), Now) of
+        true ->
+            _ = erlang:disconnect_node(binary_to_atom(Node, utf8)),
+            logger:notice("cluster_topology: ~s, no longer listed, was connected again (OTP's global connects "
+                "the nodes its peers hold); disconnected again", [Node], #{peer => Node}),
+            S#s{departed = cluster_topology_round:departed(D, [], [Node], Now)};
+        false ->
+            S
+    end;
+departed_back(_, S) ->
+    S.
+
 %% ---------------------------------------------------------------------------------------------
 %% Rounds: never two at once; while one runs only the newest list waits.
 
@@ -458,8 +480,13 @@ round_done(Result, #s{running = {_, SeenAt, Plan, StartedAt, Began}} = S) ->
                         false ->
                             S1
                     end,
-                S3 = S2a#s{remembered = maps:get(remembered, Out), last_round = Report,
-                    link_reasons = link_reasons(Out, S2a#s.link_reasons)},
+                Departed = cluster_topology_round:departed(S2a#s.departed, [S#s.self | maps:get(connect, Plan)],
+                    D, erlang:monotonic_time(millisecond)),
+                S3a = S2a#s{remembered = maps:get(remembered, Out), last_round = Report,
+                    link_reasons = link_reasons(Out, S2a#s.link_reasons), departed = Departed},
+                %% One connected again before this round ended (its nodeup came first).
+                Back = [N || N <- D, lists:member(binary_to_atom(N, utf8), nodes([visible, hidden]))],
+                S3 = lists:foldl(fun departed_back/2, S3a, Back),
                 case maps:get(failed_connects, Out) =/= [] orelse maps:get(failed_disconnects, Out) =/= [] of
                     true -> schedule_retry(maps:get(retry_ms, S#s.conf), S3);
                     false -> S3

@@ -8,13 +8,19 @@
 %%    stays remembered.
 %%
 %% Only remembered nodes are ever disconnected: a node the application connected itself is left
-%% alone. Connects run concurrently with a bound, so one unreachable host (net_kernel waits for
+%% alone, except a departed one: a node a round disconnected because the list dropped it is
+%% watched for ?DEPARTED_WATCH_MS after that, and disconnected again if it is connected again
+%% while still unlisted (a node that still runs is connected back by OTP's `global' as long as
+%% any peer holds it: connect_all). Connects run concurrently with a bound, so one unreachable host (net_kernel waits for
 %% its setup time) does not delay the others, in this order: nodes the previous list did not name
 %% (what the status change is about), then listed nodes not connected by this client (earlier
 %% failures: perhaps hosts that are gone), then the ones it connected.
 -module(cluster_topology_round).
 
--export([plan/3, plan/4, complete/2, execute/2]).
+-export([plan/3, plan/4, complete/2, execute/2, departed/4, again/4]).
+
+%% How long a node disconnected for leaving the list is disconnected again if it comes back.
+-define(DEPARTED_WATCH_MS, 30000).
 
 -type plan() :: #{
     remembered := [binary()],
@@ -81,6 +87,33 @@ complete(#{connect := C, disconnect := D}, #{connect := CR0, disconnect := DR0})
         disconnected => Disconnected,
         failed_disconnects => [{N, maps:get(N, DR, {error, not_attempted})} || N <- FailedDisconnects]
     }.
+
+%% @doc The departed nodes to watch after a round (each with when its watch ends, in `Now''s
+%% milliseconds): those it disconnected, from `Now'; the others as they were, until their time is
+%% up or `Listed' names them again.
+-spec departed(#{binary() => integer()}, [binary()], [binary()], integer()) -> #{binary() => integer()}.
+departed(Before, Listed, Disconnected, Now) ->
+    L = set(Listed),
+    Kept = maps:filter(fun(N, Until) -> Until > Now andalso not maps:is_key(N, L) end, Before),
+    lists:foldl(
+        fun(N, Acc) ->
+            case maps:is_key(N, L) of
+                true -> Acc;
+                false -> Acc#{N => Now + ?DEPARTED_WATCH_MS}
+            end
+        end,
+        Kept,
+        Disconnected
+    ).
+
+%% @doc True when `Node', connected now, is a watched departed node that `Listed' does not name:
+%% it is disconnected again.
+-spec again(binary(), #{binary() => integer()}, [binary()], integer()) -> boolean().
+again(Node, Departed, Listed, Now) ->
+    case maps:find(Node, Departed) of
+        {ok, Until} when Until > Now -> not lists:member(Node, Listed);
+        _ -> false
+    end.
 
 reason(ok) -> ok;
 reason({error, refused}) -> {error, refused};

@@ -135,6 +135,23 @@ complete_test() ->
     ?assertEqual([{<<"c">>, {error, refused}}], maps:get(failed_connects, O)),
     ?assertEqual([<<"x">>], maps:get(disconnected, O)).
 
+departed_test() ->
+    D = fun cluster_topology_round:departed/4,
+    Again = fun cluster_topology_round:again/4,
+    %% a round disconnected d and e at 1000: both watched for 30 s from then
+    W = D(#{}, [<<"a">>], [<<"d">>, <<"e">>], 1000),
+    ?assertEqual(#{<<"d">> => 31000, <<"e">> => 31000}, W),
+    %% d connected again while unlisted and watched: disconnected again; e listed again: not
+    ?assert(Again(<<"d">>, W, [<<"a">>, <<"e">>], 30999)),
+    ?assertNot(Again(<<"e">>, W, [<<"a">>, <<"e">>], 2000)),
+    %% after its watch, or a node never disconnected by a round: left alone
+    ?assertNot(Again(<<"d">>, W, [<<"a">>], 31000)),
+    ?assertNot(Again(<<"x">>, W, [<<"a">>], 2000)),
+    %% the next round: e listed again is forgotten, d disconnected again gets a new watch
+    ?assertEqual(#{<<"d">> => 32000}, D(W, [<<"e">>], [<<"d">>], 2000)),
+    %% a watch that is up is forgotten
+    ?assertEqual(#{}, D(W, [], [], 31000)).
+
 execute_not_distributed_test() ->
     %% eunit runs in a node without distribution: every call says so, nothing is remembered.
     P = cluster_topology_round:plan([<<"x@h">>], [<<"b@h">>], <<"nonode@nohost">>),

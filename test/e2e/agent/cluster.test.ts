@@ -179,11 +179,39 @@ describe('agents mesh real Erlang nodes from the operator’s status', () => {
   it('a new pod joins; a deleted pod is disconnected by every other node', async () => {
     await startMember('d');
     await meshOf(['a', 'b', 'c', 'd']);
+    // An agent disconnects only the nodes it connected itself, and d's own agent may have reached
+    // a, b and c first: each of their agents holds d before d leaves.
+    for (const m of ['a', 'b', 'c'])
+      await waitFor(
+        `agent ${m} to hold b, c and d`,
+        async () => (await agents.get(m)!.metric('ctopo_agent_connected_peers')) === 3,
+        20_000,
+      );
     // d's pod goes away; its node lingers (no kubelet kills it here), its agent stops.
     await agents.get('d')!.stop();
     await deletePod(s, NS, 'd');
     await waitFor(
       'a, b and c to drop d',
+      async () => {
+        const holding = [];
+        for (const m of ['a', 'b', 'c']) if ((await nodesOf(m)).includes(full('d'))) holding.push(m);
+        if (holding.length === 0) return true;
+        // What a timeout shows: who still holds d, whether the status still lists it, and what
+        // each agent did about it.
+        const listed = (await topologyStatus(s, NS, 'web'))?.peers?.some((p) => p.pod === 'd');
+        throw new Error(
+          `${holding.join(', ')} still connected to d; d ${listed ? 'still' : 'no longer'} listed; ` +
+            `disconnects by a, b, c: ${(await disconnects(['a', 'b', 'c'])).join(', ')}`,
+        );
+      },
+      30_000,
+    );
+    // d still runs, and OTP's global connects a node back while any peer holds it; here d itself
+    // connects to a: every agent disconnects it again while it is unlisted (and watched).
+    const back = await erl.rpc(full('d'), `net_kernel connect_node ['${full('a')}']`);
+    expect(back.stdout.trim()).toBe('true');
+    await waitFor(
+      'a, b and c to drop d again',
       async () => {
         for (const m of ['a', 'b', 'c']) if ((await nodesOf(m)).includes(full('d'))) return false;
         return true;

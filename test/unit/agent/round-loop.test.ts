@@ -102,3 +102,82 @@ describe('RoundLoop', () => {
     expect(loop.remembered).toEqual(['a@h1', 'b@h2']);
   });
 });
+
+describe('RoundLoop: a departed node that comes back', () => {
+  /** A node's connections as erlang's connector sees them: `connected()` is nodes(). */
+  function runtime(observes = true) {
+    const held = new Set<string>();
+    const calls: string[] = [];
+    const connector: Connector = {
+      kind: 'erlang',
+      connect: async (node) => {
+        calls.push(`connect ${node}`);
+        held.add(node);
+        return { ok: true, action: 'connect', node, ms: 0 };
+      },
+      disconnect: async (node) => {
+        calls.push(`disconnect ${node}`);
+        const was = held.delete(node);
+        return { ok: true, action: 'disconnect', node, ms: 0, ...(was ? {} : { note: 'was not connected' }) };
+      },
+      connected: async () => ({ ok: true, nodes: [...held].sort() }),
+      ...(observes ? { observesConnections: true } : {}),
+      close: async () => {},
+    };
+    return { connector, calls, held };
+  }
+
+  it('is disconnected again while unlisted and watched; not after its watch, nor once listed again', async () => {
+    const r = runtime();
+    let now = 1_000_000;
+    const loop = new RoundLoop({ connector: r.connector, self: SELF, now: () => now });
+    await loop.submit({ kind: 'status', peers: ['a@h1', 'd@h4'] });
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    expect(r.held.has('d@h4')).toBe(false);
+    // global connects d again (a peer still held it): the next round disconnects it again.
+    r.held.add('d@h4');
+    now += 29_000;
+    r.calls.length = 0;
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    expect(r.calls).toContain('disconnect d@h4');
+    expect(r.held.has('d@h4')).toBe(false);
+    expect(loop.remembered).toEqual(['a@h1']);
+    // That disconnect started a new watch: 29 s later it is still disconnected again …
+    r.held.add('d@h4');
+    now += 29_000;
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    expect(r.held.has('d@h4')).toBe(false);
+    // … 30 s after the last one it is left alone (the application may have connected it).
+    r.held.add('d@h4');
+    now += 30_000;
+    r.calls.length = 0;
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    expect(r.calls).not.toContain('disconnect d@h4');
+    expect(r.held.has('d@h4')).toBe(true);
+  });
+
+  it('a departed node listed again is connected and held, not disconnected', async () => {
+    const r = runtime();
+    const loop = new RoundLoop({ connector: r.connector, self: SELF });
+    await loop.submit({ kind: 'status', peers: ['a@h1', 'd@h4'] });
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    await loop.submit({ kind: 'status', peers: ['a@h1', 'd@h4'] });
+    r.calls.length = 0;
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    await loop.submit({ kind: 'status', peers: ['a@h1', 'd@h4'] });
+    expect(r.calls).toEqual(['disconnect d@h4', 'connect a@h1', 'connect d@h4']);
+    expect(loop.remembered).toEqual(['a@h1', 'd@h4']);
+    expect(r.held.has('d@h4')).toBe(true);
+  });
+
+  it('is not watched through a connector that does not see the runtime', async () => {
+    const r = runtime(false);
+    const loop = new RoundLoop({ connector: r.connector, self: SELF });
+    await loop.submit({ kind: 'status', peers: ['a@h1', 'd@h4'] });
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    r.held.add('d@h4');
+    r.calls.length = 0;
+    await loop.submit({ kind: 'status', peers: ['a@h1'] });
+    expect(r.calls).not.toContain('disconnect d@h4');
+  });
+});

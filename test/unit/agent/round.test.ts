@@ -1,6 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { completeRound, planRound, type RoundResults } from '../../../operator/agent/round.js';
+import {
+  completeRound,
+  DEPARTED_WATCH_MS,
+  nextDeparted,
+  planRound,
+  type RoundResults,
+} from '../../../operator/agent/round.js';
 
 const SELF = 'web-0@10.0.0.1';
 const N1 = 'web-1@10.0.0.2';
@@ -240,5 +246,46 @@ describe('round properties (fast-check)', () => {
         expect(desired).toEqual(d);
       }),
     );
+  });
+});
+
+describe('departed nodes: disconnected again when they come back unlisted', () => {
+  it('disconnects again exactly the watched nodes connected now that are neither listed, remembered nor self', () => {
+    const universe = [SELF, N1, N2, N3];
+    const sub = fc.subarray(universe);
+    fc.assert(
+      fc.property(sub, sub, sub, sub, (remembered, desired, departed, connected) => {
+        const plan = planRound(remembered, desired, SELF, { departed, connected });
+        const expected = universe.filter(
+          (n) =>
+            departed.includes(n) &&
+            connected.includes(n) &&
+            !desired.includes(n) &&
+            !remembered.includes(n) &&
+            n !== SELF,
+        );
+        expect([...plan.again].sort()).toEqual(expected.sort());
+        const leaving = remembered.filter((n) => !desired.includes(n) && n !== SELF);
+        expect(plan.disconnect).toEqual([...leaving, ...plan.again]);
+        expect(planRound(remembered, desired, SELF).again).toEqual([]);
+      }),
+    );
+  });
+
+  it('watches what a round disconnected for DEPARTED_WATCH_MS from then, and forgets what is listed again', () => {
+    const before = new Map([
+      [N1, 5_000], // watched until 5 s
+      [N2, 50_000],
+      [N3, 50_000],
+    ]);
+    const after = nextDeparted(before, [N3], [N1], 10_000);
+    expect([...after.entries()].sort()).toEqual([
+      [N1, 10_000 + DEPARTED_WATCH_MS], // disconnected again: a new watch
+      [N2, 50_000], // still watched
+      // N3 is listed again: no longer departed
+    ]);
+    expect(nextDeparted(after, [], [], 39_999)).toEqual(after);
+    expect(nextDeparted(after, [], [], 40_000)).toEqual(new Map([[N2, 50_000]]));
+    expect(nextDeparted(after, [], [], 50_000)).toEqual(new Map());
   });
 });
