@@ -164,6 +164,14 @@ describe('the BEAM client meshes real nodes from the operator’s status, inside
     await addPod('d');
     await startNode('d');
     await meshOf(['a', 'b', 'c', 'd']);
+    // A client disconnects only the nodes it connected itself, and d's own client may have reached
+    // a, b and c first: each of their clients holds d before d leaves.
+    for (const m of ['a', 'b', 'c'])
+      await waitFor(
+        `${m}'s client to hold d`,
+        async () => (await nodes.get(m)!.state()).remembered.includes(full('d')),
+        20_000,
+      );
     // d's pod goes away; its node lingers (no kubelet here), its client stops.
     await nodes.get('d')!.stopClient();
     await deletePod(s, NS, 'd');
